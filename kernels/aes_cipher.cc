@@ -1,0 +1,73 @@
+#include "kernels/aes_cipher.h"
+
+#include <cstring>
+
+namespace cryptobench {
+
+std::string_view mode_name(Mode mode) { return mode == Mode::kEcb ? "ecb" : "cbc"; }
+
+Error AesCipher::set_key(Bytes key) {
+  if (key.size() != 16 && key.size() != 24 && key.size() != 32) return Error::kKeyLength;
+  key_size_ = 0;  // a failed schedule leaves the cipher unkeyed
+  const Error error = schedule_key(key);
+  if (error == Error::kNone) key_size_ = key.size();
+  return error;
+}
+
+Error AesCipher::check_iv(Bytes iv) const {
+  const std::size_t expected = mode_ == Mode::kCbc ? kAesBlockSize : 0;
+  return iv.size() == expected ? Error::kNone : Error::kIvLength;
+}
+
+Result AesCipher::encrypt(Padding padding, Bytes iv, Bytes in, MutableBytes out) {
+  if (key_size_ == 0) return Result::failure(Error::kKeyNotSet);
+  if (const Error e = check_iv(iv); e != Error::kNone) return Result::failure(e);
+  const std::size_t full_blocks = in.size() / kAesBlockSize;
+  const std::size_t tail = in.size() % kAesBlockSize;
+  if (padding == Padding::kNone && tail != 0) return Result::failure(Error::kInputLength);
+  const std::size_t out_size =
+      padding == Padding::kPkcs7 ? pkcs7_padded_size(in.size()) : in.size();
+  if (out.size() < out_size) return Result::failure(Error::kOutputTooSmall);
+
+  const std::uint8_t* chain = iv.empty() ? nullptr : iv.data();
+  if (full_blocks != 0) {
+    const Error e = encrypt_blocks(chain, in.data(), out.data(), full_blocks);
+    if (e != Error::kNone) return Result::failure(e);
+    if (chain != nullptr) chain = out.data() + (full_blocks - 1) * kAesBlockSize;
+  }
+  if (padding == Padding::kPkcs7) {
+    Block last;
+    pkcs7_fill_last_block(in.data() + full_blocks * kAesBlockSize, tail, last.data());
+    const Error e =
+        encrypt_blocks(chain, last.data(), out.data() + full_blocks * kAesBlockSize, 1);
+    if (e != Error::kNone) return Result::failure(e);
+  }
+  return Result::success(out_size);
+}
+
+Result AesCipher::decrypt(Padding padding, Bytes iv, Bytes in, MutableBytes out) {
+  if (key_size_ == 0) return Result::failure(Error::kKeyNotSet);
+  if (const Error e = check_iv(iv); e != Error::kNone) return Result::failure(e);
+  if (in.size() % kAesBlockSize != 0 || (padding == Padding::kPkcs7 && in.empty())) {
+    return Result::failure(Error::kInputLength);
+  }
+  if (out.size() < in.size()) return Result::failure(Error::kOutputTooSmall);
+  if (in.empty()) return Result::success(0);
+
+  const Error e = decrypt_blocks(iv.empty() ? nullptr : iv.data(), in.data(), out.data(),
+                                 in.size() / kAesBlockSize);
+  if (e != Error::kNone) {
+    secure_wipe(out.data(), in.size());
+    return Result::failure(e);
+  }
+  if (padding == Padding::kNone) return Result::success(in.size());
+
+  const std::size_t pad = pkcs7_padding_length(out.data() + in.size() - kAesBlockSize);
+  if (pad == 0) {
+    secure_wipe(out.data(), in.size());
+    return Result::failure(Error::kBadPadding);
+  }
+  return Result::success(in.size() - pad);
+}
+
+}  // namespace cryptobench

@@ -1,0 +1,75 @@
+// aes_cipher.h: the one interface every AES backend implements.
+//
+// An AesCipher is bound to a mode (ECB or CBC) when created; set_key computes
+// the encryption and decryption key schedules for that mode. encrypt/decrypt
+// write into caller-provided buffers; `out` may be the same memory as `in`
+// (in place) but must not otherwise overlap it. Objects are not thread-safe:
+// use one per thread.
+//
+// The public methods validate arguments and apply PKCS#7 once, here, so every
+// backend gets identical error behaviour; backends implement only the three
+// protected block primitives.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "kernels/pkcs7.h"
+#include "kernels/status.h"
+
+namespace cryptobench {
+
+enum class Mode { kEcb, kCbc };
+enum class Padding { kNone, kPkcs7 };
+
+using Bytes = std::span<const std::uint8_t>;
+using MutableBytes = std::span<std::uint8_t>;
+using Block = std::array<std::uint8_t, kAesBlockSize>;
+
+std::string_view mode_name(Mode mode);  // "ecb" / "cbc"
+
+class AesCipher {
+ public:
+  explicit AesCipher(Mode mode) : mode_(mode) {}
+  virtual ~AesCipher() = default;
+  AesCipher(const AesCipher&) = delete;
+  AesCipher& operator=(const AesCipher&) = delete;
+
+  Mode mode() const { return mode_; }
+  std::size_t key_size() const { return key_size_; }
+
+  // set_key: a 16, 24 or 32-byte key; computes both key schedules.
+  Error set_key(Bytes key);
+
+  // encrypt: with kPkcs7, `out` needs pkcs7_padded_size(in.size()) bytes;
+  // with kNone, in.size() must be a multiple of 16 and `out` that large.
+  // `iv` is 16 bytes for CBC and empty for ECB. Returns bytes written.
+  Result encrypt(Padding padding, Bytes iv, Bytes in, MutableBytes out);
+
+  // decrypt: in.size() a multiple of 16 (and not 0 with kPkcs7); `out` needs
+  // in.size() bytes. With kPkcs7 the padding check is constant-time; on a
+  // bad padding the whole output is wiped and kBadPadding returned, so no
+  // plaintext is ever handed out. Returns the plaintext length.
+  Result decrypt(Padding padding, Bytes iv, Bytes in, MutableBytes out);
+
+ protected:
+  // schedule_key: key.size() is already validated.
+  virtual Error schedule_key(Bytes key) = 0;
+  // encrypt_blocks / decrypt_blocks: `blocks` >= 1 whole blocks, in place
+  // allowed. `iv` is the CBC chaining value (nullptr for ECB); the base class
+  // carries it across calls, so backends need not update it.
+  virtual Error encrypt_blocks(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
+                               std::size_t blocks) = 0;
+  virtual Error decrypt_blocks(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
+                               std::size_t blocks) = 0;
+
+ private:
+  Error check_iv(Bytes iv) const;
+
+  Mode mode_;
+  std::size_t key_size_ = 0;  // 0 until a key is set
+};
+
+}  // namespace cryptobench

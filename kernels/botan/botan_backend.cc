@@ -1,0 +1,160 @@
+// botan_backend.cc: Botan 2.19. ECB runs on a BlockCipher (encrypt_n /
+// decrypt_n); CBC on Botan's Cipher_Mode objects, which work in place, so
+// out-of-place calls copy the input to the output first, as Botan users do.
+#include <botan/base64.h>
+#include <botan/block_cipher.h>
+#include <botan/cipher_mode.h>
+#include <botan/exceptn.h>
+#include <botan/hex.h>
+#include <botan/version.h>
+
+#include <cstring>
+
+#include "kernels/registry.h"
+
+namespace cryptobench {
+namespace {
+
+std::string aes_name(std::size_t key_size) { return "AES-" + std::to_string(key_size * 8); }
+
+class BotanCipher final : public AesCipher {
+ public:
+  explicit BotanCipher(Mode mode) : AesCipher(mode) {}
+
+ protected:
+  Error schedule_key(Bytes key) override {
+    try {
+      if (key.size() != objects_key_size_) {  // a new key size needs new objects
+        if (mode() == Mode::kEcb) {
+          ecb_ = Botan::BlockCipher::create_or_throw(aes_name(key.size()));
+        } else {
+          const std::string name = aes_name(key.size()) + "/CBC/NoPadding";
+          cbc_enc_ = Botan::Cipher_Mode::create_or_throw(name, Botan::ENCRYPTION);
+          cbc_dec_ = Botan::Cipher_Mode::create_or_throw(name, Botan::DECRYPTION);
+        }
+        objects_key_size_ = key.size();
+      }
+      if (mode() == Mode::kEcb) {
+        ecb_->set_key(key.data(), key.size());
+      } else {
+        cbc_enc_->set_key(key.data(), key.size());
+        cbc_dec_->set_key(key.data(), key.size());
+      }
+    } catch (const Botan::Exception&) {
+      objects_key_size_ = 0;
+      return Error::kLibraryFailure;
+    }
+    return Error::kNone;
+  }
+  Error encrypt_blocks(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
+                       std::size_t blocks) override {
+    return run(cbc_enc_.get(), true, iv, in, out, blocks);
+  }
+  Error decrypt_blocks(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
+                       std::size_t blocks) override {
+    return run(cbc_dec_.get(), false, iv, in, out, blocks);
+  }
+
+ private:
+  Error run(Botan::Cipher_Mode* cbc, bool encrypting, const std::uint8_t* iv,
+            const std::uint8_t* in, std::uint8_t* out, std::size_t blocks) {
+    try {
+      if (iv == nullptr) {
+        if (encrypting) {
+          ecb_->encrypt_n(in, out, blocks);
+        } else {
+          ecb_->decrypt_n(in, out, blocks);
+        }
+        return Error::kNone;
+      }
+      const std::size_t length = blocks * kAesBlockSize;
+      if (out != in) std::memmove(out, in, length);
+      cbc->start(iv, kAesBlockSize);
+      if (cbc->process(out, length) != length) return Error::kLibraryFailure;
+    } catch (const Botan::Exception&) {
+      return Error::kLibraryFailure;
+    }
+    return Error::kNone;
+  }
+
+  std::unique_ptr<Botan::BlockCipher> ecb_;
+  std::unique_ptr<Botan::Cipher_Mode> cbc_enc_;
+  std::unique_ptr<Botan::Cipher_Mode> cbc_dec_;
+  std::size_t objects_key_size_ = 0;
+};
+
+// Botan's decoders accept whitespace (turned off here) and some
+// non-canonical forms, so input is validated strictly first.
+class BotanCodec final : public TextCodec {
+ protected:
+  Result encode_base64(const std::uint8_t* in, std::size_t length, char* out) const override {
+    try {
+      std::size_t consumed = 0;
+      const std::size_t written = Botan::base64_encode(out, in, length, consumed, true);
+      if (consumed != length) return Result::failure(Error::kLibraryFailure);
+      return Result::success(written);
+    } catch (const Botan::Exception&) {
+      return Result::failure(Error::kLibraryFailure);
+    }
+  }
+  Result decode_base64(std::string_view text, std::uint8_t* out) const override {
+    const Result checked = checked_decoded_size(Encoding::kBase64, text);
+    if (!checked.ok()) return checked;
+    try {
+      const std::size_t written = Botan::base64_decode(out, text.data(), text.size(), false);
+      if (written != checked.size) return Result::failure(Error::kLibraryFailure);
+      return checked;
+    } catch (const Botan::Exception&) {
+      return Result::failure(Error::kBadEncoding);
+    }
+  }
+  Result encode_hex(const std::uint8_t* in, std::size_t length, char* out) const override {
+    Botan::hex_encode(out, in, length, /*uppercase=*/false);
+    return Result::success(2 * length);
+  }
+  Result decode_hex(std::string_view text, std::uint8_t* out) const override {
+    const Result checked = checked_decoded_size(Encoding::kHex, text);
+    if (!checked.ok()) return checked;
+    try {
+      const std::size_t written = Botan::hex_decode(out, text.data(), text.size(), false);
+      if (written != checked.size) return Result::failure(Error::kLibraryFailure);
+      return checked;
+    } catch (const Botan::Exception&) {
+      return Result::failure(Error::kBadEncoding);
+    }
+  }
+};
+
+class BotanBackend final : public AesBackend {
+ public:
+  BackendInfo info() const override {
+    const auto probe = Botan::BlockCipher::create("AES-128");
+    const std::string provider = probe ? probe->provider() : "unavailable";
+    // Botan 2 names its hardware AES provider "cpu" (AES-NI on x86).
+    const std::string meaning = provider == "cpu"     ? " = AES-NI instructions"
+                                : provider == "vperm" ? " = SSSE3 vector permutes, no AES-NI"
+                                : provider == "base"  ? " = portable C++ tables"
+                                                      : "";
+    return {"botan", "Botan", Botan::short_version_string(),
+            "AES provider " + provider + meaning + " (Botan CPUID dispatch)",
+            "Botan base64_encode/base64_decode, hex_encode/hex_decode"};
+  }
+  std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
+    return std::make_unique<BotanCipher>(mode);
+  }
+  const TextCodec& codec() const override { return codec_; }
+
+ private:
+  BotanCodec codec_;
+};
+
+}  // namespace
+
+const BackendEntry& botan_backend_entry() {
+  static const BackendEntry entry{
+      "botan", "Botan 2 (library-chosen AES-NI path)", []() { return std::string(); },
+      []() -> std::unique_ptr<AesBackend> { return std::make_unique<BotanBackend>(); }};
+  return entry;
+}
+
+}  // namespace cryptobench

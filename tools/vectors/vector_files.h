@@ -1,0 +1,66 @@
+// vector_files.h: strict readers for the standard AES test-vector formats.
+//
+// - NIST CAVP AESAVS response files (.rsp): known-answer (GFSbox, KeySbox,
+//   VarKey, VarTxt), multi-block (MMT) and Monte Carlo (MCT) for ECB and CBC.
+// - Project Wycheproof AES-CBC-PKCS5 JSON (schema ind_cpa_test_schema_v1).
+//
+// Reading is strict, in the spirit of BoringSSL's file_test: an unknown
+// attribute, a missing or repeated one, bad hex or a wrong length is an error
+// naming the file and line, never a silently skipped vector.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/aes_cipher.h"
+
+namespace cryptobench::vectors {
+
+class VectorFileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+using ByteVector = std::vector<std::uint8_t>;
+
+enum class RspKind { kKnownAnswer, kMultiBlock, kMonteCarlo };
+
+struct RspRecord {
+  bool encrypt = true;  // [ENCRYPT] or [DECRYPT] section
+  int count = 0;
+  int line = 0;  // where the record starts, for messages
+  ByteVector key, iv, plaintext, ciphertext;
+};
+
+struct RspFile {
+  std::string name;  // file name, for reports
+  Mode mode = Mode::kEcb;
+  RspKind kind = RspKind::kKnownAnswer;
+  std::string test_type;  // from the header: GFSbox, KeySbox, VarKey, VarTxt, MMT, MCT
+  std::vector<RspRecord> records;
+};
+
+struct WycheproofCase {
+  int tc_id = 0;
+  std::string comment;
+  ByteVector key, iv, msg, ct;
+  bool valid = false;
+};
+
+struct WycheproofFile {
+  std::string name;
+  std::vector<WycheproofCase> cases;
+};
+
+// parse_rsp: `text` is the file's contents; `name` is used in messages.
+RspFile parse_rsp(const std::string& name, const std::string& text);
+// parse_wycheproof: only AES-CBC-PKCS5 files are accepted.
+WycheproofFile parse_wycheproof(const std::string& name, const std::string& text);
+
+// read_file: the whole file, or VectorFileError naming it.
+std::string read_file(const std::filesystem::path& path);
+
+}  // namespace cryptobench::vectors
