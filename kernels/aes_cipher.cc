@@ -7,8 +7,8 @@ namespace cryptobench {
 std::string_view mode_name(Mode mode) { return mode == Mode::kEcb ? "ecb" : "cbc"; }
 
 Error AesCipher::set_key(Bytes key) {
+  key_size_ = 0;  // any failure leaves the cipher unkeyed, never on the old key
   if (key.size() != 16 && key.size() != 24 && key.size() != 32) return Error::kKeyLength;
-  key_size_ = 0;  // a failed schedule leaves the cipher unkeyed
   const Error error = schedule_key(key);
   if (error == Error::kNone) key_size_ = key.size();
   return error;
@@ -38,8 +38,7 @@ Result AesCipher::encrypt(Padding padding, Bytes iv, Bytes in, MutableBytes out)
   if (padding == Padding::kPkcs7) {
     Block last;
     pkcs7_fill_last_block(in.data() + full_blocks * kAesBlockSize, tail, last.data());
-    const Error e =
-        encrypt_blocks(chain, last.data(), out.data() + full_blocks * kAesBlockSize, 1);
+    const Error e = encrypt_blocks(chain, last.data(), out.data() + full_blocks * kAesBlockSize, 1);
     if (e != Error::kNone) return Result::failure(e);
   }
   return Result::success(out_size);

@@ -77,8 +77,8 @@ CpuFeatures detect_cpu_features(std::string_view mask) {
   f.pclmulqdq = bit(r1.ecx, 1);
   const bool osxsave = bit(r1.ecx, 27);
   const std::uint64_t xcr0 = osxsave ? read_xcr0() : 0;
-  const bool ymm_saved = (xcr0 & 0x6) == 0x6;     // XMM and YMM state
-  const bool zmm_saved = (xcr0 & 0xe6) == 0xe6;   // plus opmask and ZMM state
+  const bool ymm_saved = (xcr0 & 0x6) == 0x6;    // XMM and YMM state
+  const bool zmm_saved = (xcr0 & 0xe6) == 0xe6;  // plus opmask and ZMM state
   f.avx = bit(r1.ecx, 28) && ymm_saved;
 
   if (r0.eax >= 7) {

@@ -49,7 +49,8 @@ std::unique_ptr<AesBackend> open_backend(std::string_view name) {
                        "'; compiled in: " + compiled_backend_names());
   }
   if (std::string why = unusable_reason(*entry); !why.empty()) {
-    throw BackendError("backend '" + std::string(name) + "' is compiled in but cannot run on this CPU: " + why);
+    throw BackendError("backend '" + std::string(name) +
+                       "' is compiled in but cannot run on this CPU: " + why);
   }
   return entry->open();
 }

@@ -65,10 +65,9 @@ void expand128(const std::uint8_t* key, __m128i* rk) {
 // even key's last word (FIPS-197 5.2, the Nk > 6 case).
 template <int Rcon>
 inline void expand256_pair(__m128i* even, __m128i* odd) {
-  *even = _mm_xor_si128(spread(*even),
-                        _mm_shuffle_epi32(_mm_aeskeygenassist_si128(*odd, Rcon), 0xff));
-  *odd = _mm_xor_si128(spread(*odd),
-                       _mm_shuffle_epi32(_mm_aeskeygenassist_si128(*even, 0), 0xaa));
+  *even =
+      _mm_xor_si128(spread(*even), _mm_shuffle_epi32(_mm_aeskeygenassist_si128(*odd, Rcon), 0xff));
+  *odd = _mm_xor_si128(spread(*odd), _mm_shuffle_epi32(_mm_aeskeygenassist_si128(*even, 0), 0xaa));
 }
 
 void expand256(const std::uint8_t* key, __m128i* rk) {
@@ -93,8 +92,8 @@ void expand256(const std::uint8_t* key, __m128i* rk) {
   expand256_pair<0x20>(&even, &odd);
   rk[12] = even;
   rk[13] = odd;
-  rk[14] = _mm_xor_si128(spread(even),
-                         _mm_shuffle_epi32(_mm_aeskeygenassist_si128(odd, 0x40), 0xff));
+  rk[14] =
+      _mm_xor_si128(spread(even), _mm_shuffle_epi32(_mm_aeskeygenassist_si128(odd, 0x40), 0xff));
 }
 
 // sub_rot_word: SubWord(RotWord(w)), via AESKEYGENASSIST on word 1.

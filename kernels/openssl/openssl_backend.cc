@@ -134,7 +134,8 @@ class OpensslCodec final : public TextCodec {
     if (!checked.ok()) return checked;
     for (std::size_t done = 0; done < text.size();) {
       const std::size_t chunk = text.size() - done < kMaxChunk ? text.size() - done : kMaxChunk;
-      if (EVP_DecodeBlock(out + done / 4 * 3, reinterpret_cast<const unsigned char*>(text.data() + done),
+      if (EVP_DecodeBlock(out + done / 4 * 3,
+                          reinterpret_cast<const unsigned char*>(text.data() + done),
                           static_cast<int>(chunk)) < 0) {
         return Result::failure(Error::kBadEncoding);
       }
@@ -181,8 +182,8 @@ class OpensslCodec final : public TextCodec {
 // override ("[~]0xMASK" for the CPUID.1 EDX:ECX word).
 std::string openssl_code_path() {
   const CpuFeatures& cpu = hardware_cpu_features();
-  std::uint64_t cap = (cpu.aesni ? std::uint64_t{1} << 57 : 0) |
-                      (cpu.ssse3 ? std::uint64_t{1} << 41 : 0);
+  std::uint64_t cap =
+      (cpu.aesni ? std::uint64_t{1} << 57 : 0) | (cpu.ssse3 ? std::uint64_t{1} << 41 : 0);
   std::string note = "per CPUID";
   if (const char* env = std::getenv("OPENSSL_ia32cap"); env != nullptr && *env != '\0') {
     const bool invert = env[0] == '~';

@@ -41,11 +41,13 @@ std::string check_block_record(AesCipher& cipher, const RspFile& file, const Rsp
   ByteVector out(r.plaintext.size());
   const Bytes iv = iv_of(file, r.iv);
   if (cipher.set_key(r.key) != Error::kNone) return "set_key failed";
-  const auto run = [&](bool encrypt, const ByteVector& in, const ByteVector& expected) -> std::string {
+  const auto run = [&](bool encrypt, const ByteVector& in,
+                       const ByteVector& expected) -> std::string {
     std::fill(out.begin(), out.end(), std::uint8_t{0});
     const Result res = encrypt ? cipher.encrypt(Padding::kNone, iv, in, out)
                                : cipher.decrypt(Padding::kNone, iv, in, out);
-    if (!res.ok()) return std::string(encrypt ? "encrypt" : "decrypt") + ": " + std::string(describe(res.error));
+    if (!res.ok())
+      return std::string(encrypt ? "encrypt" : "decrypt") + ": " + std::string(describe(res.error));
     if (out != expected) {
       return std::string(encrypt ? "encrypt" : "decrypt") + " gave " + hex(out.data(), out.size()) +
              ", expected " + hex(expected.data(), expected.size());
@@ -72,7 +74,8 @@ std::string check_monte_carlo_record(AesCipher& cipher, const RspFile& file, con
     const Bytes iv = cbc ? Bytes(chain) : Bytes();
     const Result res = r.encrypt ? cipher.encrypt(Padding::kNone, iv, input, output)
                                  : cipher.decrypt(Padding::kNone, iv, input, output);
-    if (!res.ok()) return "operation " + std::to_string(j) + ": " + std::string(describe(res.error));
+    if (!res.ok())
+      return "operation " + std::to_string(j) + ": " + std::string(describe(res.error));
     if (cbc) {
       // Next chaining value: this ciphertext. Next input: the IV at j == 0,
       // else the previous output.
@@ -86,7 +89,8 @@ std::string check_monte_carlo_record(AesCipher& cipher, const RspFile& file, con
   }
   const ByteVector& expected = r.encrypt ? r.ciphertext : r.plaintext;
   if (!std::equal(output.begin(), output.end(), expected.begin())) {
-    return "Monte Carlo result " + hex(output.data(), 16) + ", expected " + hex(expected.data(), 16);
+    return "Monte Carlo result " + hex(output.data(), 16) + ", expected " +
+           hex(expected.data(), 16);
   }
   return "";
 }
@@ -139,15 +143,17 @@ FileReport check_wycheproof(const AesBackend& backend, const WycheproofFile& fil
       }
       continue;
     }
-    if (!dec.ok() || !std::equal(c.msg.begin(), c.msg.end(), plain.begin()) || dec.size != c.msg.size()) {
-      recorder.fail(id + "decrypt: " +
-                    (dec.ok() ? "wrong plaintext" : std::string(describe(dec.error))));
+    if (!dec.ok() || !std::equal(c.msg.begin(), c.msg.end(), plain.begin()) ||
+        dec.size != c.msg.size()) {
+      recorder.fail(
+          id + "decrypt: " + (dec.ok() ? "wrong plaintext" : std::string(describe(dec.error))));
       continue;
     }
     ByteVector ct(pkcs7_padded_size(c.msg.size()));
     const Result enc = cipher->encrypt(Padding::kPkcs7, c.iv, c.msg, ct);
     if (!enc.ok() || ct != c.ct) {
-      recorder.fail(id + "encrypt: " + (enc.ok() ? "wrong ciphertext" : std::string(describe(enc.error))));
+      recorder.fail(
+          id + "encrypt: " + (enc.ok() ? "wrong ciphertext" : std::string(describe(enc.error))));
       continue;
     }
     recorder.pass();

@@ -24,7 +24,8 @@ ByteVector decode_hex(const std::string& name, int line, std::string_view text,
 }
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   return s;
 }
@@ -35,11 +36,14 @@ void check_record(const RspFile& file, const RspRecord& r, bool has_iv_field) {
   if (r.key.size() != 16 && r.key.size() != 24 && r.key.size() != 32) {
     where("KEY must be 16, 24 or 32 bytes, got " + std::to_string(r.key.size()));
   }
-  if (file.mode == Mode::kCbc && (!has_iv_field || r.iv.size() != 16)) where("CBC record needs a 16-byte IV");
+  if (file.mode == Mode::kCbc && (!has_iv_field || r.iv.size() != 16))
+    where("CBC record needs a 16-byte IV");
   if (file.mode == Mode::kEcb && has_iv_field) where("ECB record must not have an IV");
-  if (r.plaintext.empty() || r.plaintext.size() % 16 != 0) where("PLAINTEXT must be whole 16-byte blocks");
+  if (r.plaintext.empty() || r.plaintext.size() % 16 != 0)
+    where("PLAINTEXT must be whole 16-byte blocks");
   if (r.ciphertext.size() != r.plaintext.size()) where("CIPHERTEXT and PLAINTEXT differ in length");
-  if (file.kind == RspKind::kMonteCarlo && r.plaintext.size() != 16) where("MCT records are one block");
+  if (file.kind == RspKind::kMonteCarlo && r.plaintext.size() != 16)
+    where("MCT records are one block");
 }
 
 }  // namespace
@@ -93,7 +97,8 @@ RspFile parse_rsp(const std::string& name, const std::string& text) {
         std::istringstream words{std::string(line.substr(at + kTag.size()))};
         std::string type, test, data, for_word, mode;
         words >> type >> test >> data >> for_word >> mode;
-        if (test != "test" || data != "data" || for_word != "for") fail(name, line_no, "unrecognised AESVS header");
+        if (test != "test" || data != "data" || for_word != "for")
+          fail(name, line_no, "unrecognised AESVS header");
         if (mode == "ECB") {
           file.mode = Mode::kEcb;
         } else if (mode == "CBC") {
@@ -196,7 +201,8 @@ WycheproofFile parse_wycheproof(const std::string& name, const std::string& text
         c.msg = decode_hex(name, 0, t.at("msg").get<std::string>(), where + " msg");
         c.ct = decode_hex(name, 0, t.at("ct").get<std::string>(), where + " ct");
         const auto result = t.at("result").get<std::string>();
-        if (result != "valid" && result != "invalid") bad(where + ": result must be valid or invalid");
+        if (result != "valid" && result != "invalid")
+          bad(where + ": result must be valid or invalid");
         c.valid = result == "valid";
         if (c.key.size() * 8 != key_bits) bad(where + ": key length disagrees with keySize");
         file.cases.push_back(std::move(c));

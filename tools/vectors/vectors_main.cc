@@ -32,7 +32,8 @@ std::vector<std::string> split_commas(const std::string& s) {
   std::size_t start = 0;
   while (start <= s.size()) {
     const std::size_t comma = s.find(',', start);
-    const std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::string item =
+        s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (!item.empty()) out.push_back(item);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -48,7 +49,8 @@ std::vector<fs::path> expand(const std::vector<std::string>& paths) {
       std::vector<fs::path> found;
       for (const auto& entry : fs::recursive_directory_iterator(p)) {
         const auto ext = entry.path().extension();
-        if (entry.is_regular_file() && (ext == ".rsp" || ext == ".json")) found.push_back(entry.path());
+        if (entry.is_regular_file() && (ext == ".rsp" || ext == ".json"))
+          found.push_back(entry.path());
       }
       if (found.empty()) throw vectors::VectorFileError(p + ": no .rsp or .json files in folder");
       std::sort(found.begin(), found.end());
@@ -165,12 +167,15 @@ int main(int argc, char** argv) {
                 info.code_path.c_str());
     std::size_t cases = 0, failed = 0;
     for (const LoadedFile& file : files) {
-      const vectors::FileReport report = file.is_rsp ? vectors::check_rsp(*backend, file.rsp)
-                                                     : vectors::check_wycheproof(*backend, file.wycheproof);
+      const vectors::FileReport report = file.is_rsp
+                                             ? vectors::check_rsp(*backend, file.rsp)
+                                             : vectors::check_wycheproof(*backend, file.wycheproof);
       cases += report.cases;
       failed += report.failed();
-      std::printf("%-9s %-36s %5zu cases  %s\n", info.name.c_str(), report.file.c_str(), report.cases,
-                  report.failed() == 0 ? "PASS" : ("FAIL (" + std::to_string(report.failed()) + " failed)").c_str());
+      std::printf(
+          "%-9s %-36s %5zu cases  %s\n", info.name.c_str(), report.file.c_str(), report.cases,
+          report.failed() == 0 ? "PASS"
+                               : ("FAIL (" + std::to_string(report.failed()) + " failed)").c_str());
       for (const std::string& f : report.failures) std::printf("    %s\n", f.c_str());
     }
     std::printf("%-9s %zu files, %zu cases: %s\n\n", info.name.c_str(), files.size(), cases,

@@ -1,0 +1,152 @@
+// bad_input_test.cc: every backend answers bad keys, IVs, lengths and
+// paddings with the documented typed error, never a crash, and never leaves
+// plaintext in the output after a failed padding check.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "tests/backend_test.h"
+
+namespace cryptobench {
+namespace {
+
+using ByteVector = std::vector<std::uint8_t>;
+
+const ByteVector kKey(16, 0x2b);
+const ByteVector kIv(16, 0x01);
+
+using BadInputTest = testing::BackendTest;
+
+TEST_P(BadInputTest, KeyLengths) {
+  for (const Mode mode : {Mode::kEcb, Mode::kCbc}) {
+    auto cipher = backend().make_cipher(mode);
+    for (const std::size_t length : {0u, 1u, 15u, 17u, 23u, 25u, 31u, 33u, 64u}) {
+      EXPECT_EQ(cipher->set_key(ByteVector(length, 7)), Error::kKeyLength) << length;
+    }
+    // A cipher that never got a valid key refuses to work.
+    ByteVector out(32);
+    const Bytes iv = mode == Mode::kCbc ? Bytes(kIv) : Bytes();
+    EXPECT_EQ(cipher->encrypt(Padding::kPkcs7, iv, ByteVector(5), out).error, Error::kKeyNotSet);
+    EXPECT_EQ(cipher->decrypt(Padding::kPkcs7, iv, ByteVector(16), out).error, Error::kKeyNotSet);
+  }
+}
+
+TEST_P(BadInputTest, FailedRekeyLeavesCipherUnkeyed) {
+  auto cipher = backend().make_cipher(Mode::kEcb);
+  ASSERT_EQ(cipher->set_key(kKey), Error::kNone);
+  EXPECT_EQ(cipher->set_key(ByteVector(17)), Error::kKeyLength);
+  ByteVector out(16);
+  EXPECT_EQ(cipher->encrypt(Padding::kNone, {}, ByteVector(16), out).error, Error::kKeyNotSet);
+}
+
+TEST_P(BadInputTest, IvLengths) {
+  auto cbc = backend().make_cipher(Mode::kCbc);
+  ASSERT_EQ(cbc->set_key(kKey), Error::kNone);
+  ByteVector out(64);
+  for (const std::size_t length : {0u, 1u, 8u, 15u, 17u, 32u}) {
+    const ByteVector iv(length);
+    EXPECT_EQ(cbc->encrypt(Padding::kPkcs7, iv, ByteVector(10), out).error, Error::kIvLength);
+    EXPECT_EQ(cbc->decrypt(Padding::kPkcs7, iv, ByteVector(16), out).error, Error::kIvLength);
+  }
+  auto ecb = backend().make_cipher(Mode::kEcb);
+  ASSERT_EQ(ecb->set_key(kKey), Error::kNone);
+  EXPECT_EQ(ecb->encrypt(Padding::kPkcs7, kIv, ByteVector(10), out).error, Error::kIvLength);
+}
+
+TEST_P(BadInputTest, CiphertextLengths) {
+  for (const Mode mode : {Mode::kEcb, Mode::kCbc}) {
+    auto cipher = backend().make_cipher(mode);
+    ASSERT_EQ(cipher->set_key(kKey), Error::kNone);
+    const Bytes iv = mode == Mode::kCbc ? Bytes(kIv) : Bytes();
+    ByteVector out(64, 0x77);
+    EXPECT_EQ(cipher->decrypt(Padding::kPkcs7, iv, {}, out).error, Error::kInputLength);
+    for (const std::size_t length : {1u, 15u, 17u, 31u, 33u}) {
+      EXPECT_EQ(cipher->decrypt(Padding::kPkcs7, iv, ByteVector(length), out).error,
+                Error::kInputLength);
+      EXPECT_EQ(cipher->decrypt(Padding::kNone, iv, ByteVector(length), out).error,
+                Error::kInputLength);
+      EXPECT_EQ(cipher->encrypt(Padding::kNone, iv, ByteVector(length), out).error,
+                Error::kInputLength);
+    }
+    EXPECT_EQ(out, ByteVector(64, 0x77)) << "output touched by a rejected call";
+  }
+}
+
+TEST_P(BadInputTest, OutputTooSmall) {
+  auto cipher = backend().make_cipher(Mode::kCbc);
+  ASSERT_EQ(cipher->set_key(kKey), Error::kNone);
+  ByteVector small(16);
+  // 16 bytes of plaintext pad to 32 bytes of ciphertext.
+  EXPECT_EQ(cipher->encrypt(Padding::kPkcs7, kIv, ByteVector(16), small).error,
+            Error::kOutputTooSmall);
+  EXPECT_EQ(cipher->decrypt(Padding::kPkcs7, kIv, ByteVector(32), small).error,
+            Error::kOutputTooSmall);
+}
+
+// Ciphertexts whose final plaintext block ends in a bad padding.
+std::vector<std::pair<const char*, ByteVector>> bad_final_blocks() {
+  std::vector<std::pair<const char*, ByteVector>> blocks;
+  ByteVector b(16, 0x10);
+  b[15] = 0;
+  blocks.emplace_back("pad byte 0", b);
+  b.assign(16, 17);
+  blocks.emplace_back("pad byte 17", b);
+  b.assign(16, 0xff);
+  blocks.emplace_back("pad byte 255", b);
+  b.assign(16, 0x41);
+  b[12] = 3, b[13] = 4, b[14] = 4, b[15] = 4;
+  blocks.emplace_back("unequal pad bytes (..03 04 04 04 for pad 4)", b);
+  b.assign(16, 0x10);
+  b[0] = 0x0f;
+  blocks.emplace_back("unequal pad bytes (16 with first byte 15)", b);
+  b.assign(16, 0x41);
+  b[15] = 2;
+  blocks.emplace_back("pad 2 with a data byte before it", b);
+  return blocks;
+}
+
+TEST_P(BadInputTest, BadPaddingIsRejectedAndNothingIsReturned) {
+  for (const Mode mode : {Mode::kEcb, Mode::kCbc}) {
+    auto cipher = backend().make_cipher(mode);
+    ASSERT_EQ(cipher->set_key(kKey), Error::kNone);
+    const Bytes iv = mode == Mode::kCbc ? Bytes(kIv) : Bytes();
+    for (const auto& [what, last_block] : bad_final_blocks()) {
+      for (const std::size_t leading_blocks : {0u, 3u}) {
+        SCOPED_TRACE(::testing::Message()
+                     << mode_name(mode) << ": " << what << ", " << leading_blocks + 1 << " blocks");
+        ByteVector plain(leading_blocks * 16, 0x61);
+        plain.insert(plain.end(), last_block.begin(), last_block.end());
+        ByteVector ct(plain.size());
+        ASSERT_TRUE(cipher->encrypt(Padding::kNone, iv, plain, ct).ok());
+
+        ByteVector out(ct.size(), 0x77);
+        const Result r = cipher->decrypt(Padding::kPkcs7, iv, ct, out);
+        EXPECT_EQ(r.error, Error::kBadPadding);
+        EXPECT_EQ(r.size, 0u);
+        EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](std::uint8_t x) { return x == 0; }))
+            << "plaintext left in the output after a padding failure";
+
+        // In place: the buffer that held the ciphertext is wiped too.
+        ByteVector inplace = ct;
+        EXPECT_EQ(cipher->decrypt(Padding::kPkcs7, iv, inplace, inplace).error, Error::kBadPadding);
+        EXPECT_TRUE(
+            std::all_of(inplace.begin(), inplace.end(), [](std::uint8_t x) { return x == 0; }));
+      }
+    }
+  }
+}
+
+TEST(Errors, EveryErrorHasADescription) {
+  for (const Error e :
+       {Error::kKeyNotSet, Error::kKeyLength, Error::kIvLength, Error::kInputLength,
+        Error::kOutputTooSmall, Error::kBadPadding, Error::kBadEncoding, Error::kLibraryFailure}) {
+    EXPECT_FALSE(describe(e).empty());
+    EXPECT_NE(describe(e), "ok");
+  }
+}
+
+CRYPTOBENCH_INSTANTIATE_FOR_BACKENDS(BadInputTest);
+
+}  // namespace
+}  // namespace cryptobench

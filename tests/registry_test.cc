@@ -1,0 +1,76 @@
+// registry_test.cc: names, errors and CPU gating of the backend registry.
+#include "kernels/registry.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "kernels/cpu_features.h"
+
+namespace cryptobench {
+namespace {
+
+bool aes_masked() {
+  const char* mask = std::getenv("CRYPTOBENCH_CPU_MASK");
+  return mask != nullptr && std::string(mask).find("aes") != std::string::npos;
+}
+
+TEST(Registry, UnknownBackendIsAnErrorNamingItAndTheChoices) {
+  try {
+    (void)open_backend("no-such-backend");
+    FAIL() << "expected BackendError";
+  } catch (const BackendError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("'no-such-backend'"), std::string::npos) << message;
+    for (const BackendEntry* entry : compiled_backends()) {
+      EXPECT_NE(message.find(entry->name), std::string::npos) << message;
+    }
+  }
+}
+
+TEST(Registry, EveryUsableBackendReportsWhatItRuns) {
+  ASSERT_FALSE(usable_backend_names().empty());
+  for (const std::string& name : usable_backend_names()) {
+    const BackendInfo info = open_backend(name)->info();
+    EXPECT_EQ(info.name, name);
+    EXPECT_FALSE(info.library.empty());
+    EXPECT_FALSE(info.version.empty());
+    EXPECT_FALSE(info.code_path.empty());
+    EXPECT_FALSE(info.codec.empty());
+  }
+}
+
+TEST(Registry, HandWrittenBackendIsGatedOnAesNi) {
+  const BackendEntry* entry = find_backend("aesni");
+  if (entry == nullptr) GTEST_SKIP() << "the aesni backend is not compiled in";
+  EXPECT_EQ(unusable_reason(*entry).empty(), cpu_features().aesni && cpu_features().sse41);
+  if (!cpu_features().aesni) {
+    // With CRYPTOBENCH_CPU_MASK=aes (a CTest case sets it) the backend must be
+    // refused by name, never substituted.
+    try {
+      (void)open_backend("aesni");
+      FAIL() << "expected BackendError";
+    } catch (const BackendError& e) {
+      EXPECT_NE(std::string(e.what()).find("'aesni'"), std::string::npos);
+      EXPECT_NE(std::string(e.what()).find("AES-NI"), std::string::npos);
+    }
+  }
+}
+
+TEST(CpuFeatures, MaskTurnsFlagsOff) {
+  const CpuFeatures masked = detect_cpu_features("aes,vaes,avx2");
+  EXPECT_FALSE(masked.aesni);
+  EXPECT_FALSE(masked.vaes);
+  EXPECT_FALSE(masked.avx2);
+  EXPECT_EQ(masked.model, hardware_cpu_features().model);
+  EXPECT_EQ(cpu_features().aesni, hardware_cpu_features().aesni && !aes_masked());
+}
+
+TEST(CpuFeatures, DetectedOnceAndCached) {
+  EXPECT_EQ(&cpu_features(), &cpu_features());
+  EXPECT_EQ(&hardware_cpu_features(), &hardware_cpu_features());
+}
+
+}  // namespace
+}  // namespace cryptobench

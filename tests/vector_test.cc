@@ -1,0 +1,77 @@
+// vector_test.cc: every shipped vector file on every backend, one test each.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <tuple>
+
+#include "tests/backend_test.h"
+#include "tools/vectors/vector_check.h"
+
+namespace cryptobench {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> vector_files() {
+  std::vector<std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(CRYPTOBENCH_VECTOR_DIR)) {
+    const auto ext = entry.path().extension();
+    if (ext == ".rsp" || ext == ".json") files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+using Param = std::tuple<std::string, std::string>;  // backend, file
+
+class VectorFileTest : public ::testing::TestWithParam<Param> {};
+
+TEST_P(VectorFileTest, AllCasesPass) {
+  const auto& [name, path] = GetParam();
+  const BackendEntry* entry = find_backend(name);
+  ASSERT_NE(entry, nullptr);
+  if (const std::string why = unusable_reason(*entry); !why.empty()) {
+    GTEST_SKIP() << "backend " << name << " cannot run on this CPU: " << why;
+  }
+  const auto backend = entry->open();
+  const std::string text = vectors::read_file(path);
+  const std::string file_name = fs::path(path).filename().string();
+  const vectors::FileReport report =
+      fs::path(path).extension() == ".json"
+          ? vectors::check_wycheproof(*backend, vectors::parse_wycheproof(file_name, text))
+          : vectors::check_rsp(*backend, vectors::parse_rsp(file_name, text));
+  EXPECT_GT(report.cases, 0u);
+  EXPECT_EQ(report.failed(), 0u) << (report.failures.empty() ? "" : report.failures.front());
+  std::cout << "[ vectors  ] " << name << " " << file_name << ": " << report.passed << "/"
+            << report.cases << " passed\n";
+}
+
+TEST(VectorFiles, AllStandardFilesAreShipped) {
+  // NIST KAT/MMT for ECB and CBC and CBC MCT at every key size, plus Wycheproof.
+  const auto files = vector_files();
+  EXPECT_EQ(files.size(), 34u);
+  std::size_t wycheproof_cases = 0;
+  for (const auto& f : files) {
+    if (fs::path(f).extension() == ".json") {
+      wycheproof_cases += vectors::parse_wycheproof(f, vectors::read_file(f)).cases.size();
+    }
+  }
+  EXPECT_EQ(wycheproof_cases, 216u);
+}
+
+std::string vector_test_name(const ::testing::TestParamInfo<Param>& param_info) {
+  std::string stem = fs::path(std::get<1>(param_info.param)).stem().string();
+  std::replace_if(
+      stem.begin(), stem.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); },
+      '_');
+  return std::get<0>(param_info.param) + "_" + stem;
+}
+
+INSTANTIATE_TEST_SUITE_P(Vectors, VectorFileTest,
+                         ::testing::Combine(::testing::ValuesIn(testing::all_compiled_backends()),
+                                            ::testing::ValuesIn(vector_files())),
+                         vector_test_name);
+
+}  // namespace
+}  // namespace cryptobench
