@@ -1,0 +1,52 @@
+// grid.h: one benchmark cell (a point of the parameter grid) and its name.
+//
+// Names are '/'-separated key:value paths, the same scheme in every suite:
+//   <scenario>/backend:B/cipher:aes-128-cbc/op:encrypt/size:N/codec:C/pool:P/key:K
+// Google Benchmark appends "/real_time/threads:T". Tools split on '/' and ':';
+// --benchmark_filter slices them with regular expressions.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "kernels/aes_cipher.h"
+#include "kernels/text_codec.h"
+
+namespace cryptobench::bench {
+
+// op: encrypt = plaintext -> ciphertext -> text; decrypt = text -> ciphertext
+// -> plaintext (padding checked); roundtrip = the seed-000 operation: encrypt,
+// encode, decode, decrypt and compare with the plaintext.
+enum class Op { kEncrypt, kDecrypt, kRoundtrip };
+// key: cached = one key schedule per thread; per-op = a new key schedule on
+// every operation (the seeds' Java and Go programs).
+enum class KeyHandling { kCached, kPerOp };
+// payload: random bytes of `size`, or the seed-000 message (a random
+// 100-character alphanumeric string followed by the decimal loop counter).
+enum class Payload { kRandom, kSeed000Message };
+
+struct Cell {
+  std::string scenario = "grid";
+  std::string backend;
+  Mode mode = Mode::kCbc;
+  std::size_t key_bytes = 16;
+  Op op = Op::kEncrypt;
+  std::size_t size = 0;  // plaintext bytes (seed000: the fixed 100-character prefix)
+  Encoding codec = Encoding::kNone;
+  bool pool = false;
+  KeyHandling key = KeyHandling::kCached;
+  int threads = 1;
+  Payload payload = Payload::kRandom;
+
+  // name: the path without Google Benchmark's "/real_time/threads:T" suffix.
+  std::string name() const;
+  // full_name: as Google Benchmark reports it.
+  std::string full_name() const;
+};
+
+std::string_view op_name(Op op);
+std::string_view key_handling_name(KeyHandling key);
+std::string cipher_name(Mode mode, std::size_t key_bytes);  // "aes-128-cbc"
+
+}  // namespace cryptobench::bench

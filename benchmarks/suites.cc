@@ -1,0 +1,187 @@
+#include "benchmarks/suites.h"
+
+#include <initializer_list>
+
+namespace cryptobench::bench {
+namespace {
+
+constexpr std::size_t kMiB = 1024 * 1024;
+
+// Thread counts 1, 2, 4, ... up to and including 2 x cores.
+std::vector<int> thread_ladder(int cores) {
+  std::vector<int> threads;
+  for (int t = 1; t < 2 * cores; t *= 2) threads.push_back(t);
+  threads.push_back(2 * cores);
+  return threads;
+}
+
+// over: calls f for each value; nested calls spell out a cartesian product.
+template <typename T, typename F>
+void over(std::initializer_list<T> values, F&& f) {
+  for (const T& v : values) f(v);
+}
+
+std::vector<Cell> quick(const std::vector<std::string>& backends, int /*cores*/) {
+  std::vector<Cell> cells;
+  for (const std::string& backend : backends) {
+    over({Op::kEncrypt, Op::kDecrypt, Op::kRoundtrip}, [&](Op op) {
+      over({Encoding::kNone, Encoding::kBase64, Encoding::kHex}, [&](Encoding codec) {
+        over({false, true}, [&](bool pool) {
+          over<std::size_t>({16, 256, 4096, 65536, kMiB}, [&](std::size_t size) {
+            over({1, 2}, [&](int threads) {
+              Cell c;
+              c.backend = backend;
+              c.op = op;
+              c.codec = codec;
+              c.pool = pool;
+              c.size = size;
+              c.threads = threads;
+              cells.push_back(c);
+            });
+          });
+        });
+      });
+    });
+  }
+  return cells;
+}
+
+std::vector<Cell> seed000(const std::vector<std::string>& backends, int cores) {
+  std::vector<Cell> cells;
+  for (const std::string& backend : backends) {
+    over({false, true}, [&](bool pool) {
+      for (int threads = 1; threads <= 2 * cores; ++threads) {
+        Cell c;
+        c.scenario = "seed000";
+        c.backend = backend;
+        c.op = Op::kRoundtrip;
+        c.size = 100;
+        c.codec = Encoding::kBase64;
+        c.pool = pool;
+        c.key = KeyHandling::kPerOp;
+        c.payload = Payload::kSeed000Message;
+        c.threads = threads;
+        cells.push_back(c);
+      }
+    });
+  }
+  return cells;
+}
+
+std::vector<Cell> seed002(const std::vector<std::string>& backends, int cores) {
+  std::vector<Cell> cells;
+  for (const std::string& backend : backends) {
+    for (const int threads : thread_ladder(cores)) {
+      Cell c;
+      c.scenario = "seed002";
+      c.backend = backend;
+      c.key_bytes = 32;
+      c.op = Op::kRoundtrip;
+      c.size = kMiB;
+      c.threads = threads;
+      cells.push_back(c);
+    }
+  }
+  return cells;
+}
+
+std::vector<Cell> seed003(const std::vector<std::string>& backends, int /*cores*/) {
+  std::vector<Cell> cells;
+  for (const std::string& backend : backends) {
+    over({Encoding::kNone, Encoding::kBase64, Encoding::kHex}, [&](Encoding codec) {
+      over({false, true}, [&](bool pool) {
+        for (std::size_t size = 10; size <= 1000000; size *= 10) {
+          Cell c;
+          c.scenario = "seed003";
+          c.backend = backend;
+          c.mode = Mode::kEcb;
+          c.op = Op::kEncrypt;
+          c.size = size;
+          c.codec = codec;
+          c.pool = pool;
+          cells.push_back(c);
+        }
+      });
+    });
+  }
+  return cells;
+}
+
+std::vector<Cell> full(const std::vector<std::string>& backends, int cores) {
+  std::vector<Cell> cells;
+  const std::vector<int> threads_list = thread_ladder(cores);
+  for (const std::string& backend : backends) {
+    over({Mode::kEcb, Mode::kCbc}, [&](Mode mode) {
+      over<std::size_t>({16, 24, 32}, [&](std::size_t key_bytes) {
+        over({Op::kEncrypt, Op::kDecrypt, Op::kRoundtrip}, [&](Op op) {
+          over<std::size_t>(
+              {16, 64, 107, 256, 1024, 4096, 16384, 65536, kMiB}, [&](std::size_t size) {
+                over({Encoding::kNone, Encoding::kBase64, Encoding::kHex}, [&](Encoding codec) {
+                  over({false, true}, [&](bool pool) {
+                    over({KeyHandling::kCached, KeyHandling::kPerOp}, [&](KeyHandling key) {
+                      for (const int threads : threads_list) {
+                        Cell c;
+                        c.backend = backend;
+                        c.mode = mode;
+                        c.key_bytes = key_bytes;
+                        c.op = op;
+                        c.size = size;
+                        c.codec = codec;
+                        c.pool = pool;
+                        c.key = key;
+                        c.threads = threads;
+                        cells.push_back(c);
+                      }
+                    });
+                  });
+                });
+              });
+        });
+      });
+    });
+  }
+  return cells;
+}
+
+}  // namespace
+
+const std::vector<Suite>& suites() {
+  static const std::vector<Suite> list = {
+      {"quick",
+       "default: every backend x op x codec x pool, AES-128-CBC, cached key, 16 B..1 MiB, 1 and 2 "
+       "threads (about 3 minutes)",
+       0.05, quick},
+      {"seed000",
+       "seed 000: AES-128-CBC roundtrip of the 100-character message + counter, Base64, new key "
+       "schedule per op, threads 1..2 x cores; read ops_per_ms",
+       0.5, seed000},
+      {"seed002",
+       "seed 002: AES-256-CBC encrypt + verified decrypt of 1 MiB of fresh random data; read "
+       "items_per_second (ops/s)",
+       0.5, seed002},
+      {"seed003",
+       "seed 003: AES-128-ECB encrypt, sizes 10 B..1 MB by 10x, pool off/on x codec, like go test "
+       "-benchmem (ns/op, alloc_bytes_per_op, allocs_per_op)",
+       0.2, seed003},
+      {"full", "the whole grid (tens of thousands of benchmarks: filter it)", 0.1, full},
+  };
+  return list;
+}
+
+const Suite* find_suite(std::string_view name) {
+  for (const Suite& s : suites()) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+std::string suite_names() {
+  std::string names;
+  for (const Suite& s : suites()) {
+    if (!names.empty()) names += ", ";
+    names += s.name;
+  }
+  return names;
+}
+
+}  // namespace cryptobench::bench

@@ -1,0 +1,77 @@
+// workload.h: one thread's view of a benchmark cell: its inputs, the timed
+// operation, and the check of its last output against a reference backend.
+//
+// Pool semantics (the `pool` axis):
+//   off: every operation allocates its output buffers, as idiomatic code that
+//        returns fresh vectors/strings does (Go's make/EncodeToString, Java's
+//        doFinal); with key:per-op it also creates its cipher context, as Go's
+//        aes.NewCipher does.
+//   on:  buffers and the cipher context belong to the thread and are reused;
+//        key:per-op re-keys that context. No steady-state heap allocation
+//        except what a library's API forces.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "benchmarks/grid.h"
+#include "kernels/backend.h"
+
+namespace cryptobench::bench {
+
+class Workload {
+ public:
+  // Throws std::runtime_error when the inputs cannot be prepared.
+  Workload(const Cell& cell, const AesBackend& backend, const AesBackend& reference,
+           std::uint64_t seed);
+
+  // run: the timed operation number `i`. False on any failure (see error()).
+  bool run(std::uint64_t i);
+  const std::string& error() const { return error_; }
+
+  // verify: after the loop; "" when the last operation's outputs match what
+  // the reference backend computes for the same input.
+  std::string verify() const;
+
+  // plaintext_bytes: bytes of plaintext processed by operation `i`.
+  std::size_t plaintext_bytes(std::uint64_t i) const;
+
+  // corrupt_last_output: flips one output byte (tests of verification only).
+  void corrupt_last_output();
+
+ private:
+  struct Buffers {
+    std::vector<std::uint8_t> ciphertext;
+    std::string text;
+    std::vector<std::uint8_t> decoded;
+    std::vector<std::uint8_t> plaintext;
+  };
+
+  bool fail(std::string message);
+  Bytes payload(std::uint64_t i);  // the plaintext of operation i
+  void allocate(Buffers& b) const;
+  std::vector<std::uint8_t> reference_ciphertext(Bytes plain) const;
+
+  const Cell cell_;
+  const AesBackend& backend_;
+  const AesBackend& reference_;
+  std::vector<std::uint8_t> key_, iv_;
+  std::vector<std::uint8_t> random_plaintext_;  // Payload::kRandom
+  std::string message_prefix_;                  // Payload::kSeed000Message
+  std::string message_;                         // pool off: built per op
+  std::vector<char> message_buffer_;            // pool on: prefix + room for the counter
+  std::size_t message_length_ = 0;
+  std::vector<std::uint8_t> input_ciphertext_;  // op decrypt: prepared by the reference
+  std::string input_text_;
+  std::unique_ptr<AesCipher> cipher_;  // cached key, or pooled context
+  Buffers buffers_;
+  Bytes last_plain_;
+  std::size_t ciphertext_size_ = 0;
+  std::size_t plaintext_size_ = 0;
+  std::size_t text_size_ = 0;
+  std::string error_;
+};
+
+}  // namespace cryptobench::bench
