@@ -323,6 +323,12 @@ int run(int argc, char** argv) {
   benchmark::Initialize(&bench_argc, o.benchmark_args.data());
   if (benchmark::ReportUnrecognizedArguments(bench_argc, o.benchmark_args.data())) return 2;
 
+  const std::size_t selected = count_selected(cells, filter);
+  if (selected == 0) {
+    usage_error("--benchmark_filter matches none of the " + std::to_string(cells.size()) +
+                " benchmarks of suite " + o.suite);
+  }
+
   // Open each backend once; pick a different backend as each one's reference.
   std::map<std::string, std::unique_ptr<AesBackend>> opened;
   std::map<std::string, std::string> references;
@@ -361,11 +367,6 @@ int run(int argc, char** argv) {
         ->Unit(cell.size >= 65536 ? benchmark::kMicrosecond : benchmark::kNanosecond);
   }
 
-  const std::size_t selected = count_selected(cells, filter);
-  if (selected == 0) {
-    usage_error("--benchmark_filter matches none of the " + std::to_string(cells.size()) +
-                " benchmarks of suite " + o.suite);
-  }
   ProgressReporter reporter(std::move(reporter_inner), selected);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();

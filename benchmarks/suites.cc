@@ -27,7 +27,7 @@ std::vector<Cell> quick(const std::vector<std::string>& backends, int /*cores*/)
     over({Op::kEncrypt, Op::kDecrypt, Op::kRoundtrip}, [&](Op op) {
       over({Encoding::kNone, Encoding::kBase64, Encoding::kHex}, [&](Encoding codec) {
         over({false, true}, [&](bool pool) {
-          over<std::size_t>({16, 256, 4096, 65536, kMiB}, [&](std::size_t size) {
+          over<std::size_t>({16, 256, 4096, 16384, 65536, kMiB}, [&](std::size_t size) {
             over({1, 2}, [&](int threads) {
               Cell c;
               c.backend = backend;

@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""benchmark_smoke.py: runs a tiny slice of one suite and checks its JSON.
+
+Every benchmark the binary lists for the slice must be in the JSON exactly
+once, without error, with every figure positive and every counter present;
+the context must carry what a reader needs; with pool on, the hand-written
+backend must report zero allocations per operation.
+
+usage: benchmark_smoke.py BINARY SUITE FILTER
+"""
+import json
+import subprocess
+import sys
+import tempfile
+
+REQUIRED_CONTEXT = ["cryptobench_suite", "cpu_model", "cpu_flags", "core_clock_ghz",
+                    "compiler", "cxx_flags", "build_type", "gbench_build_note",
+                    "git_commit", "allocation_counting", "date", "host_name"]
+POSITIVE = ["real_time", "cpu_time", "iterations", "bytes_per_second", "items_per_second",
+            "ops_per_ms", "cycles_per_byte"]
+ALLOCATION = ["allocs_per_op", "alloc_bytes_per_op"]
+
+
+def fail(message):
+    print(f"FAIL: {message}")
+    sys.exit(1)
+
+
+def main():
+    binary, suite, pattern = sys.argv[1:4]
+    common = [binary, f"--suite={suite}", f"--benchmark_filter={pattern}"]
+    listed = subprocess.run(common + ["--benchmark_list_tests"], capture_output=True,
+                            text=True, check=True).stdout.split()
+    if not listed:
+        fail("the slice selects no benchmark")
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        run = subprocess.run(common + ["--benchmark_min_time=0.002", f"--benchmark_out={out.name}",
+                                       "--benchmark_out_format=json"],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            fail(f"exit {run.returncode}\n{run.stderr[-2000:]}")
+        doc = json.load(open(out.name))
+
+    context = doc["context"]
+    for key in REQUIRED_CONTEXT:
+        if not str(context.get(key, "")).strip():
+            fail(f"context lacks {key}")
+    if context["cryptobench_suite"] != suite:
+        fail(f"context says suite {context['cryptobench_suite']}")
+    counting = not context["allocation_counting"].startswith("off")
+
+    seen = {}
+    for b in doc["benchmarks"]:
+        seen[b["name"]] = seen.get(b["name"], 0) + 1
+        if b.get("error_occurred"):
+            fail(f"{b['name']}: {b.get('error_message')}")
+        for field in POSITIVE:
+            if not b.get(field, 0) > 0:
+                fail(f"{b['name']}: {field} is {b.get(field)!r}, expected > 0")
+        if counting:
+            for field in ALLOCATION:
+                if field not in b or b[field] < 0:
+                    fail(f"{b['name']}: {field} missing or negative")
+            if "backend:aesni/" in b["name"] and "/pool:on/" in b["name"] and b["allocs_per_op"] != 0:
+                fail(f"{b['name']}: hand-written backend allocated with pool on "
+                     f"({b['allocs_per_op']} allocs/op)")
+        backend = b["name"].split("/backend:")[1].split("/")[0]
+        if not context.get(f"backend.{backend}.code_path"):
+            fail(f"context lacks backend.{backend}.code_path")
+    missing = [n for n in listed if n not in seen]
+    if missing:
+        fail(f"{len(missing)} listed benchmarks missing from the JSON, e.g. {missing[0]}")
+    extra = [n for n, k in seen.items() if k != 1 or n not in listed]
+    if extra:
+        fail(f"unexpected or repeated benchmarks, e.g. {extra[0]}")
+    print(f"{suite}: {len(listed)} benchmarks present, verified, figures positive, "
+          f"allocation counters {'checked' if counting else 'off in this build'}")
+
+
+if __name__ == "__main__":
+    main()
