@@ -4,6 +4,7 @@
 //   cryptobench [--suite=NAME] [--backends=A,B] [--list-backends] [--list-suites]
 //               [--benchmark_* flags]
 #include <benchmark/benchmark.h>
+#include <regex.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,7 +14,6 @@
 #include <iostream>
 #include <map>
 #include <random>
-#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -250,8 +250,8 @@ void run_cell(benchmark::State& state, const Cell& cell, const Shared& shared) {
   }
 }
 
-// count_selected: how many of `cells` --benchmark_filter selects (Google
-// Benchmark's syntax: a regex, or '-' + regex to exclude).
+// count_selected: how many of `cells` --benchmark_filter selects, matched as
+// Google Benchmark does on Linux (POSIX extended regex; a leading '-' excludes).
 std::size_t count_selected(const std::vector<Cell>& cells, std::string filter) {
   if (filter.empty() || filter == "all" || filter == ".") return cells.size();
   bool negate = false;
@@ -259,15 +259,15 @@ std::size_t count_selected(const std::vector<Cell>& cells, std::string filter) {
     negate = true;
     filter.erase(0, 1);
   }
-  std::regex re;
-  try {
-    re = std::regex(filter, std::regex::extended);
-  } catch (const std::regex_error&) {
+  regex_t re;
+  if (regcomp(&re, filter.c_str(), REG_EXTENDED | REG_NOSUB) != 0) {
     usage_error("--benchmark_filter '" + filter + "' is not a valid regular expression");
   }
-  return static_cast<std::size_t>(std::count_if(cells.begin(), cells.end(), [&](const Cell& c) {
-    return std::regex_search(c.full_name(), re) != negate;
-  }));
+  const auto selected = std::count_if(cells.begin(), cells.end(), [&](const Cell& c) {
+    return (regexec(&re, c.full_name().c_str(), 0, nullptr, 0) == 0) != negate;
+  });
+  regfree(&re);
+  return static_cast<std::size_t>(selected);
 }
 
 std::unique_ptr<benchmark::BenchmarkReporter> display_reporter(const std::vector<char*>& args) {
