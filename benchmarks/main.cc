@@ -236,8 +236,10 @@ void run_cell(benchmark::State& state, const Cell& cell, const Shared& shared) {
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes));
   state.SetItemsProcessed(static_cast<std::int64_t>(i));
   using benchmark::Counter;
-  state.counters["ops_per_ms"] = Counter(static_cast<double>(i) / 1000.0, Counter::kIsRate);
+  // Each thread's own rate, summed over threads (they run side by side). Not a
+  // kIsRate counter: the console would label it "/s".
   const double seconds = std::chrono::duration<double>(stop - start).count();
+  state.counters["ops_per_ms"] = Counter(static_cast<double>(i) / (seconds * 1000.0));
   if (bytes > 0) {
     state.counters["cycles_per_byte"] =
         Counter(shared.core_hz * seconds / bytes, Counter::kAvgThreads);
