@@ -1,0 +1,98 @@
+"""Export to the JMH JSON that the JMH Visualizer (jmh.morethan.io, 0.9.6)
+loads; the rules it imposes are in the project's shared jmh-format notes.
+
+Mapping: one JMH class per comparison a user makes, backends side by side.
+  benchmark  cryptobench.<scenario>.<op>_<cipher>_codec-<c>_pool-<p>_key-<k>_threads-<t>.<method>
+  params     {"size": ..., "backend": ...}  (groups by size, one bar per backend)
+  method     the primary metric: throughput (MB/s), ops_per_ms (seed000),
+             ops_per_s (seed002), time (ns/op, avgt: seed003 like go test)
+Scores are medians over repetitions, scoreError the 99.9% Student-t
+half-width (JMH's), rawData one fork with one entry per repetition.
+Secondary metrics, present on every result of a run: allocations per op as
+"·gc.alloc.rate.norm" (B/op, JMH's name, offered in the drop-down), and
+"·allocs.per.op", "·cycles.per.byte", "·time.per.op".
+"""
+import math
+
+from . import stats
+
+PERCENTILES = ["0.0", "50.0", "90.0", "95.0", "99.0", "99.9", "99.99", "99.999", "99.9999", "100.0"]
+
+
+def _number(x):
+    return x if math.isfinite(x) else "NaN"
+
+
+def metric_object(samples, unit):
+    score = stats.median(samples)
+    err = stats.ci_half_width(samples, 0.999)
+    confidence = [_number(score - err), _number(score + err)] if math.isfinite(err) else ["NaN", "NaN"]
+    return {
+        "score": score,
+        "scoreError": _number(err),
+        "scoreConfidence": confidence,
+        "scorePercentiles": {p: stats.percentile(samples, float(p)) for p in PERCENTILES},
+        "scoreUnit": unit,
+        "rawData": [list(samples)],
+    }
+
+
+def primary(benchmark):
+    """(method, mode, unit, samples) for a benchmark's scenario."""
+    s = benchmark.samples
+    if benchmark.scenario == "seed000":
+        return "ops_per_ms", "thrpt", "ops/ms", s["ops_per_ms"]
+    if benchmark.scenario == "seed002":
+        return "ops_per_s", "thrpt", "ops/s", s["items_per_second"]
+    if benchmark.scenario == "seed003":
+        return "time", "avgt", "ns/op", s["time_ns"]
+    return "throughput", "thrpt", "MB/s", [x / 1e6 for x in s["bytes_per_second"]]
+
+
+SECONDARY = [("·gc.alloc.rate.norm", "alloc_bytes_per_op", "B/op"),
+             ("·allocs.per.op", "allocs_per_op", "allocs/op"),
+             ("·cycles.per.byte", "cycles_per_byte", "cycles/B"),
+             ("·time.per.op", "time_ns", "ns/op")]
+
+
+def class_key(benchmark):
+    p = benchmark.params
+    rest = "_".join(f"{k}-{v}" for k, v in p.items() if k not in ("backend", "size", "op", "cipher"))
+    return f"cryptobench.{benchmark.scenario}.{p.get('op', 'op')}_{p.get('cipher', 'aes')}_{rest}"
+
+
+def export(run):
+    """The JMH result list for a run (benchmarks with errors are left out)."""
+    ok = [b for b in run.benchmarks.values() if not b.error]
+    # A metric appears on every result or on none (the visualizer needs that).
+    secondaries = [(name, metric, unit) for name, metric, unit in SECONDARY
+                   if all(b.samples.get(metric) for b in ok)]
+    results = []
+    for b in ok:
+        method, mode, unit, samples = primary(b)
+        if not samples:
+            continue
+        secondary = {name: metric_object(b.samples[metric], sec_unit)
+                     for name, metric, sec_unit in secondaries}
+        results.append({
+            "jmhVersion": "n/a (cryptobench)",
+            "benchmark": f"{class_key(b)}.{method}",
+            "mode": mode,
+            "threads": b.threads,
+            "forks": 1,
+            "jvm": "n/a",
+            "jvmArgs": [],
+            "jdkVersion": "n/a",
+            "vmName": "google-benchmark",
+            "vmVersion": run.context.get("library_version", "1.7.1"),
+            "warmupIterations": 0,
+            "warmupTime": "0 s",
+            "warmupBatchSize": 1,
+            "measurementIterations": len(samples),
+            "measurementTime": "n/a",
+            "measurementBatchSize": 1,
+            "params": {"size": b.params.get("size", "0"), "backend": b.params["backend"]},
+            "primaryMetric": metric_object(samples, unit),
+            "secondaryMetrics": secondary,
+        })
+    return results
