@@ -64,11 +64,23 @@ class OpensslCipher final : public AesCipher {
   Error schedule_key(Bytes key) override {
     const EVP_CIPHER* cipher = fetched().get(mode(), key.size());
     if (enc_ == nullptr || dec_ == nullptr || cipher == nullptr) return Error::kLibraryFailure;
+    if (key.size() == contexts_key_size_) {
+      // Same cipher: passing no cipher re-keys the existing provider context
+      // instead of freeing and allocating a new one.
+      if (EVP_CipherInit_ex2(enc_, nullptr, key.data(), nullptr, 1, nullptr) != 1 ||
+          EVP_CipherInit_ex2(dec_, nullptr, key.data(), nullptr, 0, nullptr) != 1) {
+        contexts_key_size_ = 0;
+        return Error::kLibraryFailure;
+      }
+      return Error::kNone;
+    }
+    contexts_key_size_ = 0;
     if (EVP_CipherInit_ex2(enc_, cipher, key.data(), nullptr, 1, nullptr) != 1 ||
         EVP_CipherInit_ex2(dec_, cipher, key.data(), nullptr, 0, nullptr) != 1 ||
         EVP_CIPHER_CTX_set_padding(enc_, 0) != 1 || EVP_CIPHER_CTX_set_padding(dec_, 0) != 1) {
       return Error::kLibraryFailure;
     }
+    contexts_key_size_ = key.size();
     return Error::kNone;
   }
   Error encrypt_blocks(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
@@ -104,6 +116,7 @@ class OpensslCipher final : public AesCipher {
 
   EVP_CIPHER_CTX* enc_;
   EVP_CIPHER_CTX* dec_;
+  std::size_t contexts_key_size_ = 0;  // the key size the contexts' cipher was set up for
 };
 
 // OpenSSL's Base64 and hex helpers NUL-terminate their output, one byte past
