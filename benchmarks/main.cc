@@ -4,7 +4,6 @@
 //   cryptobench [--suite=NAME] [--backends=A,B] [--list-backends] [--list-suites]
 //               [--benchmark_* flags]
 #include <benchmark/benchmark.h>
-#include <regex.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +12,8 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -21,6 +22,7 @@
 #include "benchmarks/alloc_counter.h"
 #include "benchmarks/build_info.h"
 #include "benchmarks/core_clock.h"
+#include "benchmarks/filter.h"
 #include "benchmarks/git_commit.h"
 #include "benchmarks/progress_reporter.h"
 #include "benchmarks/suites.h"
@@ -181,17 +183,51 @@ void add_context(const Options& o, double core_hz, const std::vector<std::string
     benchmark::AddCustomContext(key + ".library", info.library + " " + info.version);
     benchmark::AddCustomContext(key + ".code_path", info.code_path);
     benchmark::AddCustomContext(key + ".codec", info.codec);
-    benchmark::AddCustomContext(key + ".verified_against", references.at(name));
+    const std::string& ref = references.at(name);
+    benchmark::AddCustomContext(key + ".verified_against",
+                                ref != name ? ref
+                                            : ref +
+                                                  " (no second usable backend: checked only "
+                                                  "against its own one-shot results)");
   }
   if (const char* pool = std::getenv("BOTAN_MLOCK_POOL_SIZE")) {
     benchmark::AddCustomContext("botan_mlock_pool_kib", pool);
   }
 }
 
+// Failures are recorded where they happen, not read back from a reporter: a
+// display reporter may see only aggregates.
+class FailureLog {
+ public:
+  void add(const std::string& name, const std::string& message) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    failures_.push_back(name + ": " + message);
+  }
+  std::vector<std::string> all() const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return failures_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::string> failures_;
+};
+
+FailureLog& failure_log() {
+  static FailureLog log;
+  return log;
+}
+
+void fail_benchmark(benchmark::State& state, const Cell& cell, const std::string& message) {
+  state.SkipWithError(message.c_str());
+  failure_log().add(cell.full_name(), message);
+}
+
 struct Shared {
   const AesBackend* backend;
   const AesBackend* reference;
   double core_hz;
+  int cores;
   bool inject_verify_fault;
 };
 
@@ -201,28 +237,37 @@ void run_cell(benchmark::State& state, const Cell& cell, const Shared& shared) {
     workload = std::make_unique<Workload>(cell, *shared.backend, *shared.reference,
                                           std::random_device{}());
   } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
+    fail_benchmark(state, cell, e.what());
     for (auto _ : state) {  // skipped: the loop ends at once (keeps threads in step)
     }
     return;
   }
+  // The range-for loop written out: end() holds Google Benchmark's start
+  // barrier, and the last != holds its stop barrier. So [start, stop] is the
+  // wall time from the common start until the last thread finished, which
+  // does not flatter runs with more threads than cores (Google Benchmark's
+  // own real time averages each thread's time, excluding its wait at the
+  // stop barrier).
+  using Clock = std::chrono::steady_clock;
   const AllocStats before = thread_alloc_stats();
-  const auto start = std::chrono::steady_clock::now();
   std::uint64_t i = 0;
-  for (auto _ : state) {
+  auto it = state.begin();
+  const auto end = state.end();
+  const auto start = Clock::now();
+  for (; it != end; ++it) {
     if (!workload->run(i)) {
-      state.SkipWithError(workload->error().c_str());
+      fail_benchmark(state, cell, workload->error());
       break;
     }
     ++i;
   }
-  const auto stop = std::chrono::steady_clock::now();
+  const auto stop = Clock::now();
   const AllocStats after = thread_alloc_stats();
   if (state.error_occurred()) return;
 
   if (shared.inject_verify_fault) workload->corrupt_last_output();
   if (const std::string problem = workload->verify(); !problem.empty()) {
-    state.SkipWithError(problem.c_str());
+    fail_benchmark(state, cell, problem);
     return;
   }
 
@@ -233,16 +278,21 @@ void run_cell(benchmark::State& state, const Cell& cell, const Shared& shared) {
     for (std::uint64_t k = 0; k < i; ++k)
       bytes += static_cast<double>(workload->plaintext_bytes(k));
   }
-  state.SetBytesProcessed(static_cast<std::int64_t>(bytes));
-  state.SetItemsProcessed(static_cast<std::int64_t>(i));
+  // Every rate below is this thread's share over the common wall time;
+  // Google Benchmark sums counters over threads, giving the totals.
   using benchmark::Counter;
-  // Each thread's own rate, summed over threads (they run side by side). Not a
-  // kIsRate counter: the console would label it "/s".
-  const double seconds = std::chrono::duration<double>(stop - start).count();
-  state.counters["ops_per_ms"] = Counter(static_cast<double>(i) / (seconds * 1000.0));
+  const double wall = std::chrono::duration<double>(stop - start).count();
+  const double ops = static_cast<double>(i);
+  state.counters["bytes_per_second"] = Counter(bytes / wall);
+  state.counters["items_per_second"] = Counter(ops / wall);
+  state.counters["ops_per_ms"] = Counter(ops / wall / 1000.0);
   if (bytes > 0) {
+    // Core cycles used per byte: clock x wall time x busy cores (threads
+    // beyond the core count share cores) / all threads' bytes. Summed then
+    // inverted by Google Benchmark.
+    const double busy_cores = std::min(cell.threads, shared.cores);
     state.counters["cycles_per_byte"] =
-        Counter(shared.core_hz * seconds / bytes, Counter::kAvgThreads);
+        Counter(bytes / (shared.core_hz * busy_cores * wall), Counter::kInvert);
   }
   if (allocation_counting_enabled()) {
     state.counters["allocs_per_op"] =
@@ -250,26 +300,6 @@ void run_cell(benchmark::State& state, const Cell& cell, const Shared& shared) {
     state.counters["alloc_bytes_per_op"] =
         Counter(static_cast<double>(after.bytes - before.bytes), Counter::kAvgIterations);
   }
-}
-
-// count_selected: how many of `cells` --benchmark_filter selects, matched as
-// Google Benchmark does on Linux (POSIX extended regex; a leading '-' excludes).
-std::size_t count_selected(const std::vector<Cell>& cells, std::string filter) {
-  if (filter.empty() || filter == "all" || filter == ".") return cells.size();
-  bool negate = false;
-  if (filter[0] == '-') {
-    negate = true;
-    filter.erase(0, 1);
-  }
-  regex_t re;
-  if (regcomp(&re, filter.c_str(), REG_EXTENDED | REG_NOSUB) != 0) {
-    usage_error("--benchmark_filter '" + filter + "' is not a valid regular expression");
-  }
-  const auto selected = std::count_if(cells.begin(), cells.end(), [&](const Cell& c) {
-    return (regexec(&re, c.full_name().c_str(), 0, nullptr, 0) == 0) != negate;
-  });
-  regfree(&re);
-  return static_cast<std::size_t>(selected);
 }
 
 std::unique_ptr<benchmark::BenchmarkReporter> display_reporter(const std::vector<char*>& args) {
@@ -318,6 +348,7 @@ int run(int argc, char** argv) {
     o.benchmark_args.push_back(min_time_flag.data());
   }
   // Read what we need of Google Benchmark's flags before it consumes them.
+  const std::vector<char*> benchmark_args_copy = o.benchmark_args;
   const std::string filter = flag_value(o.benchmark_args, "--benchmark_filter");
   auto reporter_inner = display_reporter(o.benchmark_args);
   int bench_argc = static_cast<int>(o.benchmark_args.size());
@@ -325,8 +356,12 @@ int run(int argc, char** argv) {
   benchmark::Initialize(&bench_argc, o.benchmark_args.data());
   if (benchmark::ReportUnrecognizedArguments(bench_argc, o.benchmark_args.data())) return 2;
 
-  const std::size_t selected = count_selected(cells, filter);
-  if (selected == 0) {
+  std::vector<std::string> names;
+  for (const Cell& cell : cells) names.push_back(cell.full_name());
+  const std::optional<std::size_t> selected = count_selected(names, filter);
+  if (!selected)
+    usage_error("--benchmark_filter '" + filter + "' is not a valid regular expression");
+  if (*selected == 0) {
     usage_error("--benchmark_filter matches none of the " + std::to_string(cells.size()) +
                 " benchmarks of suite " + o.suite);
   }
@@ -356,8 +391,8 @@ int run(int argc, char** argv) {
   shared.reserve(backends.size());
   std::map<std::string, const Shared*> shared_by_backend;
   for (const std::string& name : backends) {
-    shared.push_back(
-        {opened[name].get(), opened[references[name]].get(), core_hz, o.inject_verify_fault});
+    shared.push_back({opened[name].get(), opened[references[name]].get(), core_hz, cores,
+                      o.inject_verify_fault});
     shared_by_backend[name] = &shared.back();
   }
   for (const Cell& cell : cells) {
@@ -369,12 +404,20 @@ int run(int argc, char** argv) {
         ->Unit(cell.size >= 65536 ? benchmark::kMicrosecond : benchmark::kNanosecond);
   }
 
-  ProgressReporter reporter(std::move(reporter_inner), selected);
-  benchmark::RunSpecifiedBenchmarks(&reporter);
+  const bool console = flag_value(benchmark_args_copy, "--benchmark_format").empty() ||
+                       flag_value(benchmark_args_copy, "--benchmark_format") == "console";
+  ProgressReporter reporter(std::move(reporter_inner), *selected, console);
+  const std::size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
-  if (reporter.failed() != 0) {
-    std::fprintf(stderr, "cryptobench: %zu benchmark(s) FAILED:\n", reporter.failed());
-    for (const std::string& f : reporter.failures()) std::fprintf(stderr, "  %s\n", f.c_str());
+  const std::vector<std::string> failures = failure_log().all();
+  if (!failures.empty()) {
+    std::fprintf(stderr, "cryptobench: %zu benchmark(s) FAILED:\n", failures.size());
+    for (const std::string& f : failures) std::fprintf(stderr, "  %s\n", f.c_str());
+    return 1;
+  }
+  if (ran != *selected) {
+    std::fprintf(stderr, "cryptobench: ran %zu of the %zu benchmarks the filter selects\n", ran,
+                 *selected);
     return 1;
   }
   return 0;

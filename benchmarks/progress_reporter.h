@@ -1,12 +1,15 @@
-// progress_reporter.h: wraps the display reporter to (1) print progress on
-// stderr (done/total, elapsed, estimate of what is left) and (2) remember
-// whether any benchmark failed, so the binary can exit non-zero.
+// progress_reporter.h: wraps the display reporter to print progress on
+// stderr (done/total, elapsed, estimate of what is left) and, at the end, the
+// operations per millisecond of every benchmark that reports them, the seeds'
+// figure, which the console table would label as a per-second rate.
 #pragma once
 
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,21 +17,20 @@ namespace cryptobench::bench {
 
 class ProgressReporter final : public benchmark::BenchmarkReporter {
  public:
-  ProgressReporter(std::unique_ptr<benchmark::BenchmarkReporter> inner, std::size_t total);
+  ProgressReporter(std::unique_ptr<benchmark::BenchmarkReporter> inner, std::size_t total,
+                   bool print_ops_per_ms);
 
   bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& runs) override;
   void Finalize() override;
 
-  std::size_t failed() const { return failures_.size(); }
-  const std::vector<std::string>& failures() const { return failures_; }
-
  private:
   std::unique_ptr<benchmark::BenchmarkReporter> inner_;
   std::size_t total_;
-  std::size_t done_ = 0;
+  bool print_ops_per_ms_;
+  std::set<std::string> done_;  // benchmark names reported so far
   std::chrono::steady_clock::time_point start_;
-  std::vector<std::string> failures_;
+  std::map<std::string, std::vector<double>> ops_per_ms_;  // seed000 runs, per repetition
 };
 
 }  // namespace cryptobench::bench

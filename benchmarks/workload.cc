@@ -76,13 +76,16 @@ Workload::Workload(const Cell& cell, const AesBackend& backend, const AesBackend
 }
 
 void Workload::allocate(Buffers& b) const {
-  // Value-initialised, as Go's make() and Java's new byte[] are.
-  b.ciphertext = std::vector<std::uint8_t>(ciphertext_size_);
-  if (cell_.codec != Encoding::kNone) {
-    b.text = std::string(text_size_, '\0');
+  // Only the buffers this operation writes; value-initialised, as Go's make()
+  // and Java's new byte[] are.
+  const bool encrypts = cell_.op != Op::kDecrypt;
+  const bool decrypts = cell_.op != Op::kEncrypt;
+  const bool codec = cell_.codec != Encoding::kNone;
+  if (encrypts) b.ciphertext = std::vector<std::uint8_t>(ciphertext_size_);
+  if (encrypts && codec) b.text = std::string(text_size_, '\0');
+  if (decrypts && codec)
     b.decoded = std::vector<std::uint8_t>(decode_capacity(cell_.codec, text_size_));
-  }
-  if (cell_.op != Op::kEncrypt) b.plaintext = std::vector<std::uint8_t>(plaintext_size_);
+  if (decrypts) b.plaintext = std::vector<std::uint8_t>(plaintext_size_);
 }
 
 bool Workload::fail(std::string message) {
@@ -153,6 +156,7 @@ bool Workload::run(std::uint64_t i) {
 
   const Result r = cipher->decrypt(Padding::kPkcs7, iv_, ciphertext, b.plaintext);
   if (!r.ok()) return fail("decrypt: " + std::string(describe(r.error)));
+  last_plaintext_size_ = r.size;
   if (cell_.op == Op::kRoundtrip &&
       (r.size != plain.size() ||
        std::memcmp(b.plaintext.data(), plain.data(), plain.size()) != 0)) {
@@ -174,7 +178,8 @@ std::vector<std::uint8_t> Workload::reference_ciphertext(Bytes plain) const {
 std::string Workload::verify() const {
   const std::string who = " (" + cell_.backend + " vs reference " + reference_.info().name + ")";
   if (cell_.op == Op::kDecrypt) {
-    if (std::memcmp(buffers_.plaintext.data(), random_plaintext_.data(),
+    if (last_plaintext_size_ != random_plaintext_.size() ||
+        std::memcmp(buffers_.plaintext.data(), random_plaintext_.data(),
                     random_plaintext_.size()) != 0) {
       return "verification failed: decrypted plaintext differs from the original" + who;
     }
@@ -199,15 +204,22 @@ std::string Workload::verify() const {
     }
   }
   if (cell_.op == Op::kRoundtrip &&
-      std::memcmp(buffers_.plaintext.data(), last_plain_.data(), last_plain_.size()) != 0) {
+      (last_plaintext_size_ != last_plain_.size() ||
+       std::memcmp(buffers_.plaintext.data(), last_plain_.data(), last_plain_.size()) != 0)) {
     return "verification failed: roundtrip plaintext differs" + who;
   }
   return "";
 }
 
 void Workload::corrupt_last_output() {
-  auto& target = cell_.op == Op::kDecrypt ? buffers_.plaintext : buffers_.ciphertext;
-  if (!target.empty()) target[0] ^= 0x01;
+  // The operation's final output: plaintext, text, or ciphertext.
+  if (cell_.op == Op::kDecrypt) {
+    buffers_.plaintext[0] ^= 0x01;
+  } else if (cell_.op == Op::kEncrypt && cell_.codec != Encoding::kNone) {
+    buffers_.text[0] = buffers_.text[0] == 'A' ? 'B' : 'A';
+  } else {
+    buffers_.ciphertext[0] ^= 0x01;
+  }
 }
 
 }  // namespace cryptobench::bench

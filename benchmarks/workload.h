@@ -38,7 +38,8 @@ class Workload {
   // plaintext_bytes: bytes of plaintext processed by operation `i`.
   std::size_t plaintext_bytes(std::uint64_t i) const;
 
-  // corrupt_last_output: flips one output byte (tests of verification only).
+  // corrupt_last_output: changes one byte of the final output (tests of
+  // verification only).
   void corrupt_last_output();
 
  private:
@@ -71,6 +72,7 @@ class Workload {
   std::size_t ciphertext_size_ = 0;
   std::size_t plaintext_size_ = 0;
   std::size_t text_size_ = 0;
+  std::size_t last_plaintext_size_ = 0;  // what the last decryption returned
   std::string error_;
 };
 

@@ -3,6 +3,7 @@
 // codec and the project's own.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,19 +20,31 @@ struct Decoded {
   ByteVector bytes;
 };
 
+constexpr std::size_t kGuard = 16;
+constexpr char kGuardChar = '\x5a';
+
+// encode / decode write into buffers of exactly the advertised size with
+// guard bytes after them, so a library's stray NUL terminator or overrun is
+// caught (a std::string's own terminator slot would hide it).
 std::string encode(const TextCodec& codec, Encoding e, std::string_view data) {
-  std::string out(encoded_size(e, data.size()), '?');
-  const Result r =
-      codec.encode(e, {reinterpret_cast<const std::uint8_t*>(data.data()), data.size()},
-                   {out.data(), out.size()});
+  const std::size_t size = encoded_size(e, data.size());
+  std::vector<char> out(size + kGuard, kGuardChar);
+  const Result r = codec.encode(
+      e, {reinterpret_cast<const std::uint8_t*>(data.data()), data.size()}, {out.data(), size});
   EXPECT_TRUE(r.ok());
-  out.resize(r.size);
-  return out;
+  EXPECT_TRUE(std::all_of(out.begin() + static_cast<long>(size), out.end(), [](char c) {
+    return c == kGuardChar;
+  })) << "encode wrote past its buffer";
+  return std::string(out.data(), r.ok() ? r.size : 0);
 }
 
 Decoded decode(const TextCodec& codec, Encoding e, std::string_view text) {
-  ByteVector out(decode_capacity(e, text.size()) + 8, 0x5a);
-  const Result r = codec.decode(e, text, out);
+  const std::size_t capacity = decode_capacity(e, text.size());
+  ByteVector out(capacity + kGuard, 0x5a);
+  const Result r = codec.decode(e, text, {out.data(), capacity});
+  EXPECT_TRUE(std::all_of(out.begin() + static_cast<long>(capacity), out.end(), [](std::uint8_t b) {
+    return b == 0x5a;
+  })) << "decode wrote past its buffer";
   return {r, r.ok() ? ByteVector(out.begin(), out.begin() + static_cast<long>(r.size)) : out};
 }
 

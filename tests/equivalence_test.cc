@@ -67,7 +67,9 @@ struct Output {
 // output, input unchanged, canaries intact; then the same in place.
 Output crypt_checked(AesCipher& cipher, bool encrypt, Padding padding, Bytes iv,
                      const ByteVector& in) {
-  const std::size_t capacity = in.size() + kAesBlockSize;
+  // Exactly the space the call needs, so a one-block overrun hits a canary.
+  const std::size_t capacity =
+      encrypt && padding == Padding::kPkcs7 ? pkcs7_padded_size(in.size()) : in.size();
   GuardedBuffer input(in.size());
   std::copy(in.begin(), in.end(), input.data());
   GuardedBuffer out(capacity);

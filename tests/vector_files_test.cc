@@ -109,8 +109,16 @@ TEST(WycheproofReader, RejectsMalformedFiles) {
   bad_hex.replace(bad_hex.find("\"ct\":\"00\""), 9, "\"ct\":\"0z\"");
   EXPECT_NE(wycheproof_error(file("AES-CBC-PKCS5", 1, bad_hex)).find("tcId 1 ct is not valid hex"),
             std::string::npos);
+  std::string extra = good_case;
+  extra.replace(extra.find("\"result\""), 8, "\"bogus\":1,\"result\"");
+  EXPECT_NE(wycheproof_error(file("AES-CBC-PKCS5", 1, extra)).find("tcId 1: unknown field 'bogus'"),
+            std::string::npos);
+  std::string top = file("AES-CBC-PKCS5", 1, good_case);
+  top.insert(1, "\"extra\":true,");
+  EXPECT_NE(wycheproof_error(top).find("top level: unknown field 'extra'"), std::string::npos);
   std::string no_key = good_case;
-  no_key.replace(no_key.find("\"key\""), 5, "\"kex\"");
+  no_key.erase(no_key.find("\"key\""),
+               std::string("\"key\":\"00000000000000000000000000000000\",").size());
   EXPECT_NE(wycheproof_error(file("AES-CBC-PKCS5", 1, no_key)).find("unexpected structure"),
             std::string::npos);
 }

@@ -184,17 +184,34 @@ WycheproofFile parse_wycheproof(const std::string& name, const std::string& text
     throw VectorFileError(name + ": not valid JSON (" + e.what() + ")");
   }
   const auto bad = [&](const std::string& m) { throw VectorFileError(name + ": " + m); };
+  // Every key the test consumes or knowingly skips; anything else is an error.
+  const auto check_keys = [&](const nlohmann::json& object,
+                              std::initializer_list<const char*> known, const std::string& where) {
+    if (!object.is_object()) bad(where + " is not an object");
+    for (const auto& item : object.items()) {
+      bool found = false;
+      for (const char* k : known) found = found || item.key() == k;
+      if (!found) bad(where + ": unknown field '" + item.key() + "'");
+    }
+  };
   try {
+    check_keys(doc,
+               {"algorithm", "schema", "generatorVersion", "numberOfTests", "header", "notes",
+                "testGroups"},
+               "top level");
     if (doc.value("algorithm", "") != "AES-CBC-PKCS5") {
       bad("not an AES-CBC-PKCS5 Wycheproof file (\"algorithm\" is not \"AES-CBC-PKCS5\")");
     }
     const auto declared = doc.at("numberOfTests").get<std::size_t>();
     for (const auto& group : doc.at("testGroups")) {
+      check_keys(group, {"type", "source", "keySize", "ivSize", "tests"}, "test group");
       const auto key_bits = group.at("keySize").get<std::size_t>();
+      if (group.at("ivSize").get<std::size_t>() != 128) bad("test group: ivSize is not 128");
       for (const auto& t : group.at("tests")) {
         WycheproofCase c;
         c.tc_id = t.at("tcId").get<int>();
         const std::string where = "tcId " + std::to_string(c.tc_id);
+        check_keys(t, {"tcId", "comment", "flags", "key", "iv", "msg", "ct", "result"}, where);
         c.comment = t.value("comment", "");
         c.key = decode_hex(name, 0, t.at("key").get<std::string>(), where + " key");
         c.iv = decode_hex(name, 0, t.at("iv").get<std::string>(), where + " iv");

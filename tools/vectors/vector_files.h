@@ -6,7 +6,8 @@
 //
 // Reading is strict, in the spirit of BoringSSL's file_test: an unknown
 // attribute, a missing or repeated one, bad hex or a wrong length is an error
-// naming the file and line, never a silently skipped vector.
+// naming the file and the line (.rsp) or the test case (Wycheproof), never a
+// silently skipped vector.
 #pragma once
 
 #include <cstdint>
