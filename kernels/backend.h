@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kernels/aes_cipher.h"
+#include "kernels/key_derivation.h"
 #include "kernels/text_codec.h"
 
 namespace cryptobench {
@@ -16,6 +17,7 @@ struct BackendInfo {
   std::string version;    // the version the running library reports
   std::string code_path;  // the AES implementation the library chose here
   std::string codec;      // whose Base64/hex it uses
+  std::string kdf;        // whose HMAC-SHA256 and PBKDF2 it uses
 };
 
 // AesBackend: thread-safe; ciphers it makes are per-thread.
@@ -25,7 +27,13 @@ class AesBackend {
   virtual BackendInfo info() const = 0;
   virtual std::unique_ptr<AesCipher> make_cipher(Mode mode) const = 0;
   virtual const TextCodec& codec() const = 0;
+  virtual std::unique_ptr<KeyDeriver> make_key_deriver() const = 0;
 };
+
+// library_key_deriver: for backends without a KDF of their own (the
+// hand-written one): the first library compiled in (OpenSSL, Crypto++,
+// Botan), and its name in `*library`; nullptr when none is.
+std::unique_ptr<KeyDeriver> library_key_deriver(std::string* library);
 
 // BackendEntry: one line of the registry. A backend is compiled in when its
 // entry is linked; it is usable when unusable_reason() returns "".

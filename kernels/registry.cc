@@ -55,6 +55,19 @@ std::unique_ptr<AesBackend> open_backend(std::string_view name) {
   return entry->open();
 }
 
+std::unique_ptr<KeyDeriver> library_key_deriver(std::string* library) {
+  for (const char* name : {"openssl", "cryptopp", "botan"}) {
+    const BackendEntry* entry = find_backend(name);
+    if (entry != nullptr && unusable_reason(*entry).empty()) {
+      const auto backend = entry->open();
+      *library = backend->info().library;
+      return backend->make_key_deriver();
+    }
+  }
+  library->clear();
+  return nullptr;
+}
+
 std::vector<std::string> usable_backend_names() {
   std::vector<std::string> names;
   for (const BackendEntry* entry : entries()) {

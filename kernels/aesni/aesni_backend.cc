@@ -44,14 +44,24 @@ class AesniCipher final : public AesCipher {
 class AesniBackend final : public AesBackend {
  public:
   BackendInfo info() const override {
-    return {"aesni", "cryptobench", "hand-written",
+    std::string library;
+    (void)library_key_deriver(&library);
+    return {"aesni",
+            "cryptobench",
+            "hand-written",
             "AES-NI 128-bit: 8 blocks interleaved (ECB, CBC decrypt), serial CBC encrypt",
-            "cryptobench table codec"};
+            "cryptobench table codec",
+            library.empty() ? "none (no library compiled in)"
+                            : library + "'s (the hand-written backend has no KDF of its own)"};
   }
   std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
     return std::make_unique<AesniCipher>(mode);
   }
   const TextCodec& codec() const override { return project_codec(); }
+  std::unique_ptr<KeyDeriver> make_key_deriver() const override {
+    std::string library;
+    return library_key_deriver(&library);
+  }
 };
 
 std::string aesni_unusable_reason() {

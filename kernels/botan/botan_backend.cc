@@ -6,6 +6,8 @@
 #include <botan/cipher_mode.h>
 #include <botan/exceptn.h>
 #include <botan/hex.h>
+#include <botan/mac.h>
+#include <botan/pwdhash.h>
 #include <botan/version.h>
 
 #include <cstring>
@@ -125,6 +127,43 @@ class BotanCodec final : public TextCodec {
   }
 };
 
+class BotanKeyDeriver final : public KeyDeriver {
+ public:
+  Error hmac_sha256(Bytes secret, Bytes message, MutableBytes out) override {
+    if (out.size() > kSha256Size) return Error::kLibraryFailure;
+    try {
+      if (!hmac_) hmac_ = Botan::MessageAuthenticationCode::create_or_throw("HMAC(SHA-256)");
+      hmac_->set_key(secret.data(), secret.size());
+      hmac_->update(message.data(), message.size());
+      std::uint8_t mac[kSha256Size];
+      hmac_->final(mac);
+      std::memcpy(out.data(), mac, out.size());
+    } catch (const Botan::Exception&) {
+      return Error::kLibraryFailure;
+    }
+    return Error::kNone;
+  }
+  Error pbkdf2_sha256(Bytes password, Bytes salt, unsigned iterations, MutableBytes out) override {
+    try {
+      if (!pbkdf2_ || iterations != iterations_) {
+        pbkdf2_ = Botan::PasswordHashFamily::create_or_throw("PBKDF2(SHA-256)")
+                      ->from_iterations(iterations);
+        iterations_ = iterations;
+      }
+      pbkdf2_->derive_key(out.data(), out.size(), reinterpret_cast<const char*>(password.data()),
+                          password.size(), salt.data(), salt.size());
+    } catch (const Botan::Exception&) {
+      return Error::kLibraryFailure;
+    }
+    return Error::kNone;
+  }
+
+ private:
+  std::unique_ptr<Botan::MessageAuthenticationCode> hmac_;
+  std::unique_ptr<Botan::PasswordHash> pbkdf2_;
+  unsigned iterations_ = 0;
+};
+
 class BotanBackend final : public AesBackend {
  public:
   BackendInfo info() const override {
@@ -135,14 +174,20 @@ class BotanBackend final : public AesBackend {
                                 : provider == "vperm" ? " = SSSE3 vector permutes, no AES-NI"
                                 : provider == "base"  ? " = portable C++ tables"
                                                       : "";
-    return {"botan", "Botan", Botan::short_version_string(),
+    return {"botan",
+            "Botan",
+            Botan::short_version_string(),
             "AES provider " + provider + meaning + " (Botan CPUID dispatch)",
-            "Botan base64_encode/base64_decode, hex_encode/hex_decode"};
+            "Botan base64_encode/base64_decode, hex_encode/hex_decode",
+            "Botan HMAC(SHA-256), PBKDF2(SHA-256)"};
   }
   std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
     return std::make_unique<BotanCipher>(mode);
   }
   const TextCodec& codec() const override { return codec_; }
+  std::unique_ptr<KeyDeriver> make_key_deriver() const override {
+    return std::make_unique<BotanKeyDeriver>();
+  }
 
  private:
   BotanCodec codec_;

@@ -6,7 +6,12 @@
 #include <cryptopp/cryptlib.h>
 #include <cryptopp/filters.h>
 #include <cryptopp/hex.h>
+#include <cryptopp/hmac.h>
 #include <cryptopp/modes.h>
+#include <cryptopp/pwdbased.h>
+#include <cryptopp/sha.h>
+
+#include <cstring>
 
 #include "kernels/registry.h"
 
@@ -109,6 +114,34 @@ class CryptoppCodec final : public TextCodec {
   }
 };
 
+class CryptoppKeyDeriver final : public KeyDeriver {
+ public:
+  Error hmac_sha256(Bytes secret, Bytes message, MutableBytes out) override {
+    if (out.size() > kSha256Size) return Error::kLibraryFailure;
+    try {
+      hmac_.SetKey(secret.data(), secret.size());
+      hmac_.Update(message.data(), message.size());
+      hmac_.TruncatedFinal(out.data(), out.size());
+    } catch (const CryptoPP::Exception&) {
+      return Error::kLibraryFailure;
+    }
+    return Error::kNone;
+  }
+  Error pbkdf2_sha256(Bytes password, Bytes salt, unsigned iterations, MutableBytes out) override {
+    try {
+      pbkdf2_.DeriveKey(out.data(), out.size(), 0, password.data(), password.size(), salt.data(),
+                        salt.size(), iterations);
+    } catch (const CryptoPP::Exception&) {
+      return Error::kLibraryFailure;
+    }
+    return Error::kNone;
+  }
+
+ private:
+  CryptoPP::HMAC<CryptoPP::SHA256> hmac_;
+  CryptoPP::PKCS5_PBKDF2_HMAC<CryptoPP::SHA256> pbkdf2_;
+};
+
 class CryptoppBackend final : public AesBackend {
  public:
   BackendInfo info() const override {
@@ -116,14 +149,20 @@ class CryptoppBackend final : public AesBackend {
     const int v = CryptoPP::LibraryVersion();
     const std::string version =
         std::to_string(v / 100) + "." + std::to_string(v / 10 % 10) + "." + std::to_string(v % 10);
-    return {"cryptopp", "Crypto++", version,
+    return {"cryptopp",
+            "Crypto++",
+            version,
             "Rijndael provider " + probe.AlgorithmProvider() + " (CPUID dispatch in Crypto++)",
-            "Crypto++ Base64Encoder/Decoder, HexEncoder/Decoder"};
+            "Crypto++ Base64Encoder/Decoder, HexEncoder/Decoder",
+            "Crypto++ HMAC<SHA256>, PKCS5_PBKDF2_HMAC<SHA256>"};
   }
   std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
     return std::make_unique<CryptoppCipher>(mode);
   }
   const TextCodec& codec() const override { return codec_; }
+  std::unique_ptr<KeyDeriver> make_key_deriver() const override {
+    return std::make_unique<CryptoppKeyDeriver>();
+  }
 
  private:
   CryptoppCodec codec_;

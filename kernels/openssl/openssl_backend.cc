@@ -1,6 +1,7 @@
 // openssl_backend.cc: OpenSSL 3 through EVP. Each cipher (AES-{128,192,256}-
 // {ECB,CBC}) is fetched once per process and shared; each AesCipher keeps one
 // encryption and one decryption context and only changes the IV per call.
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/provider.h>
@@ -190,6 +191,53 @@ class OpensslCodec final : public TextCodec {
   }
 };
 
+// OpenSSL's MAC API with one reusable HMAC context; PBKDF2 through
+// PKCS5_PBKDF2_HMAC with SHA-256 fetched once.
+class OpensslKeyDeriver final : public KeyDeriver {
+ public:
+  OpensslKeyDeriver() {
+    static EVP_MAC* const hmac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+    ctx_ = hmac != nullptr ? EVP_MAC_CTX_new(hmac) : nullptr;
+    char digest[] = "SHA256";
+    const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+                                 OSSL_PARAM_construct_end()};
+    if (ctx_ != nullptr && EVP_MAC_CTX_set_params(ctx_, params) != 1) {
+      EVP_MAC_CTX_free(ctx_);
+      ctx_ = nullptr;
+    }
+  }
+  ~OpensslKeyDeriver() override { EVP_MAC_CTX_free(ctx_); }
+  OpensslKeyDeriver(const OpensslKeyDeriver&) = delete;
+  OpensslKeyDeriver& operator=(const OpensslKeyDeriver&) = delete;
+
+  Error hmac_sha256(Bytes secret, Bytes message, MutableBytes out) override {
+    unsigned char mac[kSha256Size];
+    std::size_t length = 0;
+    if (ctx_ == nullptr || out.size() > kSha256Size ||
+        EVP_MAC_init(ctx_, secret.data(), secret.size(), nullptr) != 1 ||
+        EVP_MAC_update(ctx_, message.data(), message.size()) != 1 ||
+        EVP_MAC_final(ctx_, mac, &length, sizeof mac) != 1 || length != kSha256Size) {
+      return Error::kLibraryFailure;
+    }
+    std::memcpy(out.data(), mac, out.size());
+    return Error::kNone;
+  }
+  Error pbkdf2_sha256(Bytes password, Bytes salt, unsigned iterations, MutableBytes out) override {
+    static const EVP_MD* const sha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+    if (sha256 == nullptr ||
+        PKCS5_PBKDF2_HMAC(reinterpret_cast<const char*>(password.data()),
+                          static_cast<int>(password.size()), salt.data(),
+                          static_cast<int>(salt.size()), static_cast<int>(iterations), sha256,
+                          static_cast<int>(out.size()), out.data()) != 1) {
+      return Error::kLibraryFailure;
+    }
+    return Error::kNone;
+  }
+
+ private:
+  EVP_MAC_CTX* ctx_ = nullptr;
+};
+
 // OpenSSL picks its AES code from OPENSSL_ia32cap_P, which libcrypto does not
 // export. Reproduce its rule: CPUID, then the OPENSSL_ia32cap environment
 // override ("[~]0xMASK" for the CPUID.1 EDX:ECX word).
@@ -216,13 +264,20 @@ class OpensslBackend final : public AesBackend {
     const OSSL_PROVIDER* provider = cipher ? EVP_CIPHER_get0_provider(cipher) : nullptr;
     std::string path = openssl_code_path();
     if (provider != nullptr) path += "; provider " + std::string(OSSL_PROVIDER_get0_name(provider));
-    return {"openssl", "OpenSSL", OpenSSL_version(OPENSSL_VERSION_STRING), path,
-            "OpenSSL EVP_EncodeBlock/EVP_DecodeBlock, OPENSSL_buf2hexstr_ex/OPENSSL_hexchar2int"};
+    return {"openssl",
+            "OpenSSL",
+            OpenSSL_version(OPENSSL_VERSION_STRING),
+            path,
+            "OpenSSL EVP_EncodeBlock/EVP_DecodeBlock, OPENSSL_buf2hexstr_ex/OPENSSL_hexchar2int",
+            "OpenSSL EVP_MAC HMAC-SHA256, PKCS5_PBKDF2_HMAC"};
   }
   std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
     return std::make_unique<OpensslCipher>(mode);
   }
   const TextCodec& codec() const override { return codec_; }
+  std::unique_ptr<KeyDeriver> make_key_deriver() const override {
+    return std::make_unique<OpensslKeyDeriver>();
+  }
 
  private:
   OpensslCodec codec_;
