@@ -10,12 +10,26 @@ std::string_view op_name(Op op) {
       return "decrypt";
     case Op::kRoundtrip:
       return "roundtrip";
+    case Op::kEncryptLog:
+      return "encrypt-log";
+    case Op::kSetKey:
+      return "set-key";
   }
   return "unknown";
 }
 
-std::string_view key_handling_name(KeyHandling key) {
-  return key == KeyHandling::kCached ? "cached" : "per-op";
+std::string key_handling_name(KeyHandling key, unsigned pbkdf2_iterations) {
+  switch (key) {
+    case KeyHandling::kCached:
+      return "cached";
+    case KeyHandling::kPerOp:
+      return "per-op";
+    case KeyHandling::kHmac:
+      return "hmac-sha256";
+    case KeyHandling::kPbkdf2:
+      return "pbkdf2-sha256-" + std::to_string(pbkdf2_iterations);
+  }
+  return "unknown";
 }
 
 std::string cipher_name(Mode mode, std::size_t key_bytes) {
@@ -30,7 +44,7 @@ std::string Cell::name() const {
   n += "/size:" + std::to_string(size);
   n += "/codec:" + std::string(encoding_name(codec));
   n += pool ? "/pool:on" : "/pool:off";
-  n += "/key:" + std::string(key_handling_name(key));
+  n += "/key:" + key_handling_name(key, pbkdf2_iterations);
   return n;
 }
 

@@ -17,11 +17,17 @@ namespace cryptobench::bench {
 
 // op: encrypt = plaintext -> ciphertext -> text; decrypt = text -> ciphertext
 // -> plaintext (padding checked); roundtrip = the seed-000 operation: encrypt,
-// encode, decode, decrypt and compare with the plaintext.
-enum class Op { kEncrypt, kDecrypt, kRoundtrip };
+// encode, decode, decrypt and compare with the plaintext; encrypt-log =
+// encrypt, then format and write a log line with the Base64 ciphertext (seed
+// 004's slow version); set-key = the key setup alone (derivation, if any, and
+// both key schedules).
+enum class Op { kEncrypt, kDecrypt, kRoundtrip, kEncryptLog, kSetKey };
 // key: cached = one key schedule per thread; per-op = a new key schedule on
-// every operation (the seeds' Java and Go programs).
-enum class KeyHandling { kCached, kPerOp };
+// every operation (the seeds' Java and Go programs); hmac-sha256 = a key
+// derived per operation as HMAC-SHA256(secret, salt) from a pre-computed
+// 32-byte secret and a per-operation salt; pbkdf2-sha256-N = a key derived
+// per operation with PBKDF2-HMAC-SHA256, N iterations (seed 002).
+enum class KeyHandling { kCached, kPerOp, kHmac, kPbkdf2 };
 // payload: random bytes of `size`, or the seed-000 message (a random
 // 100-character alphanumeric string followed by the decimal loop counter).
 enum class Payload { kRandom, kSeed000Message };
@@ -36,6 +42,7 @@ struct Cell {
   Encoding codec = Encoding::kNone;
   bool pool = false;
   KeyHandling key = KeyHandling::kCached;
+  unsigned pbkdf2_iterations = 0;  // KeyHandling::kPbkdf2 only
   int threads = 1;
   Payload payload = Payload::kRandom;
 
@@ -46,7 +53,7 @@ struct Cell {
 };
 
 std::string_view op_name(Op op);
-std::string_view key_handling_name(KeyHandling key);
+std::string key_handling_name(KeyHandling key, unsigned pbkdf2_iterations);
 std::string cipher_name(Mode mode, std::size_t key_bytes);  // "aes-128-cbc"
 
 }  // namespace cryptobench::bench

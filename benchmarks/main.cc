@@ -5,6 +5,9 @@
 //               [--benchmark_* flags]
 #include <benchmark/benchmark.h>
 #include <unistd.h>
+#ifdef CRYPTOBENCH_HAVE_GPERFTOOLS
+#include <gperftools/profiler.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -40,7 +43,9 @@ constexpr const char* kUsage =
     "  --suite=NAME      which slice of the grid to run (default: quick)\n"
     "  --backends=LIST   comma-separated backends (default: every usable one)\n"
     "  --list-backends   show the backends compiled in, their versions and code paths\n"
-    "  --list-suites     show the suites and how many benchmarks each registers here\n";
+    "  --list-suites     show the suites and how many benchmarks each registers here\n"
+    "  --cpuprofile=FILE write a pprof CPU profile of the benchmarks run (gperftools;\n"
+    "                    read it with: google-pprof --text BINARY FILE)\n";
 
 struct Options {
   std::string suite = "quick";
@@ -48,6 +53,7 @@ struct Options {
   bool list_backends = false;
   bool list_suites = false;
   bool inject_verify_fault = false;  // --inject-fault=verify: for the tests of verification
+  std::string cpuprofile;
   std::vector<char*> benchmark_args;
 };
 
@@ -100,6 +106,12 @@ Options parse_options(int argc, char** argv) {
       o.list_backends = true;
     } else if (arg == "--list-suites") {
       o.list_suites = true;
+    } else if (take_value(argc, argv, i, "--cpuprofile", &value)) {
+      if (value.empty()) usage_error("--cpuprofile needs a file name");
+#ifndef CRYPTOBENCH_HAVE_GPERFTOOLS
+      usage_error("--cpuprofile: built without gperftools (Debian: libgoogle-perftools-dev)");
+#endif
+      o.cpuprofile = value;
     } else if (take_value(argc, argv, i, "--inject-fault", &value)) {
       if (value != "verify") usage_error("--inject-fault takes 'verify'");
       o.inject_verify_fault = true;
@@ -336,7 +348,7 @@ int run(int argc, char** argv) {
   const std::vector<Cell> cells = suite.cells(backends, cores);
   if (o.list_suites) {
     for (const Suite& s : suites()) {
-      std::printf("%-8s %6zu benchmarks  %s\n", std::string(s.name).c_str(),
+      std::printf("%-13s %6zu benchmarks  %s\n", std::string(s.name).c_str(),
                   s.cells(backends, cores).size(), std::string(s.description).c_str());
     }
     return 0;
@@ -407,7 +419,19 @@ int run(int argc, char** argv) {
   const bool console = flag_value(benchmark_args_copy, "--benchmark_format").empty() ||
                        flag_value(benchmark_args_copy, "--benchmark_format") == "console";
   ProgressReporter reporter(std::move(reporter_inner), *selected, console);
+#ifdef CRYPTOBENCH_HAVE_GPERFTOOLS
+  if (!o.cpuprofile.empty() && ProfilerStart(o.cpuprofile.c_str()) == 0) {
+    usage_error("--cpuprofile: cannot write '" + o.cpuprofile + "'");
+  }
+#endif
   const std::size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
+#ifdef CRYPTOBENCH_HAVE_GPERFTOOLS
+  if (!o.cpuprofile.empty()) {
+    ProfilerStop();
+    std::fprintf(stderr, "cryptobench: CPU profile written to %s (google-pprof --text %s %s)\n",
+                 o.cpuprofile.c_str(), argv[0], o.cpuprofile.c_str());
+  }
+#endif
   benchmark::Shutdown();
   const std::vector<std::string> failures = failure_log().all();
   if (!failures.empty()) {

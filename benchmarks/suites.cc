@@ -1,6 +1,7 @@
 #include "benchmarks/suites.h"
 
 #include <initializer_list>
+#include <utility>
 
 namespace cryptobench::bench {
 namespace {
@@ -86,6 +87,66 @@ std::vector<Cell> seed002(const std::vector<std::string>& backends, int cores) {
   return cells;
 }
 
+// The key-handling modes beyond a cached schedule, as (mode, PBKDF2 iterations).
+const std::vector<std::pair<KeyHandling, unsigned>> kKeyModes = {{KeyHandling::kPerOp, 0},
+                                                                 {KeyHandling::kHmac, 0},
+                                                                 {KeyHandling::kPbkdf2, 1000},
+                                                                 {KeyHandling::kPbkdf2, 10000}};
+
+std::vector<Cell> seed002_keys(const std::vector<std::string>& backends, int /*cores*/) {
+  std::vector<Cell> cells;
+  for (const std::string& backend : backends) {
+    // Where derivation stops mattering: AES-256-CBC roundtrips of the seed-000
+    // message size and of 1 MiB, under every key handling.
+    for (const std::size_t size : {std::size_t{107}, kMiB}) {
+      std::vector<std::pair<KeyHandling, unsigned>> modes = {{KeyHandling::kCached, 0}};
+      modes.insert(modes.end(), kKeyModes.begin(), kKeyModes.end());
+      for (const auto& [key, iterations] : modes) {
+        Cell c;
+        c.scenario = "seed002";
+        c.backend = backend;
+        c.key_bytes = 32;
+        c.op = Op::kRoundtrip;
+        c.size = size;
+        c.key = key;
+        c.pbkdf2_iterations = iterations;
+        cells.push_back(c);
+      }
+    }
+    // The key setup alone: derivation (if any) and both AES-256 key schedules.
+    for (const auto& [key, iterations] : kKeyModes) {
+      Cell c;
+      c.scenario = "keysetup";
+      c.backend = backend;
+      c.key_bytes = 32;
+      c.op = Op::kSetKey;
+      c.pool = true;
+      c.key = key;
+      c.pbkdf2_iterations = iterations;
+      cells.push_back(c);
+    }
+  }
+  return cells;
+}
+
+std::vector<Cell> seed004(const std::vector<std::string>& backends, int /*cores*/) {
+  std::vector<Cell> cells;
+  for (const std::string& backend : backends) {
+    for (const std::size_t size : {std::size_t{65536}, kMiB}) {
+      for (const Op op : {Op::kEncrypt, Op::kEncryptLog}) {
+        Cell c;
+        c.scenario = "seed004";
+        c.backend = backend;
+        c.op = op;
+        c.size = size;
+        c.codec = Encoding::kBase64;
+        cells.push_back(c);
+      }
+    }
+  }
+  return cells;
+}
+
 std::vector<Cell> seed003(const std::vector<std::string>& backends, int /*cores*/) {
   std::vector<Cell> cells;
   for (const std::string& backend : backends) {
@@ -112,34 +173,41 @@ std::vector<Cell> full(const std::vector<std::string>& backends, int cores) {
   std::vector<Cell> cells;
   const std::vector<int> threads_list = thread_ladder(cores);
   for (const std::string& backend : backends) {
-    over({Mode::kEcb, Mode::kCbc}, [&](Mode mode) {
-      over<std::size_t>({16, 24, 32}, [&](std::size_t key_bytes) {
-        over({Op::kEncrypt, Op::kDecrypt, Op::kRoundtrip}, [&](Op op) {
-          over<std::size_t>(
-              {16, 64, 107, 256, 1024, 4096, 16384, 65536, kMiB}, [&](std::size_t size) {
-                over({Encoding::kNone, Encoding::kBase64, Encoding::kHex}, [&](Encoding codec) {
-                  over({false, true}, [&](bool pool) {
-                    over({KeyHandling::kCached, KeyHandling::kPerOp}, [&](KeyHandling key) {
-                      for (const int threads : threads_list) {
-                        Cell c;
-                        c.backend = backend;
-                        c.mode = mode;
-                        c.key_bytes = key_bytes;
-                        c.op = op;
-                        c.size = size;
-                        c.codec = codec;
-                        c.pool = pool;
-                        c.key = key;
-                        c.threads = threads;
-                        cells.push_back(c);
-                      }
-                    });
-                  });
-                });
-              });
-        });
-      });
-    });
+    for (const Mode mode : {Mode::kEcb, Mode::kCbc}) {
+      for (const std::size_t key_bytes : {16, 24, 32}) {
+        for (const Op op : {Op::kEncrypt, Op::kDecrypt, Op::kRoundtrip}) {
+          // Derived keys change every operation: decrypt has no fixed input for them.
+          std::vector<std::pair<KeyHandling, unsigned>> modes = {{KeyHandling::kCached, 0}};
+          for (const auto& mode_and_iterations : kKeyModes) {
+            if (op != Op::kDecrypt || mode_and_iterations.first == KeyHandling::kPerOp) {
+              modes.push_back(mode_and_iterations);
+            }
+          }
+          for (const std::size_t size : {16, 64, 107, 256, 1024, 4096, 16384, 65536, 1 << 20}) {
+            for (const Encoding codec : {Encoding::kNone, Encoding::kBase64, Encoding::kHex}) {
+              for (const bool pool : {false, true}) {
+                for (const auto& [key, iterations] : modes) {
+                  for (const int threads : threads_list) {
+                    Cell c;
+                    c.backend = backend;
+                    c.mode = mode;
+                    c.key_bytes = key_bytes;
+                    c.op = op;
+                    c.size = size;
+                    c.codec = codec;
+                    c.pool = pool;
+                    c.key = key;
+                    c.pbkdf2_iterations = iterations;
+                    c.threads = threads;
+                    cells.push_back(c);
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
   }
   return cells;
 }
@@ -164,6 +232,14 @@ const std::vector<Suite>& suites() {
        "seed 003: AES-128-ECB encrypt, sizes 10 B..1 MB by 10x, pool off/on x codec, like go test "
        "-benchmem (ns/op, alloc_bytes_per_op, allocs_per_op)",
        0.2, seed003},
+      {"seed002-keys",
+       "seed 002's finding: AES-256-CBC roundtrips of 107 B and 1 MiB under every key handling "
+       "(cached, per-op schedule, HMAC-SHA256, PBKDF2 1000 and 10000), and the key setup alone",
+       0.2, seed002_keys},
+      {"seed004",
+       "seed 004: AES-128-CBC encrypt of 64 KiB and 1 MiB, without and with a Base64 log line "
+       "formatted and written per operation (profile it with --cpuprofile)",
+       0.2, seed004},
       {"full", "the whole grid (tens of thousands of benchmarks: filter it)", 0.1, full},
   };
   return list;

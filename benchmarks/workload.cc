@@ -1,8 +1,10 @@
 #include "benchmarks/workload.h"
 
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 
 namespace cryptobench::bench {
@@ -61,9 +63,29 @@ Workload::Workload(const Cell& cell, const AesBackend& backend, const AesBackend
 
   cipher_ = backend.make_cipher(cell.mode);
   if (cipher_->set_key(key_) != Error::kNone) throw std::runtime_error("set_key failed");
+  last_cipher_ = cipher_.get();
+
+  const bool derived = cell.key == KeyHandling::kHmac || cell.key == KeyHandling::kPbkdf2;
+  if (derived) {
+    if (cell.op == Op::kDecrypt)
+      throw std::runtime_error("derived keys need an encrypting operation");
+    secret_ = random_bytes(rng, kSha256Size);
+    salt_prefix_ = random_bytes(rng, 8);
+    derived_key_.resize(cell.key_bytes);
+    deriver_ = backend.make_key_deriver();
+    if (!deriver_) throw std::runtime_error("no key derivation available for " + cell.backend);
+  }
+  if (cell.op == Op::kSetKey && cell.key == KeyHandling::kCached) {
+    throw std::runtime_error("set-key with a cached key measures nothing");
+  }
+  if (cell.op == Op::kEncryptLog) {
+    if (cell.codec != Encoding::kBase64) throw std::runtime_error("encrypt-log logs Base64");
+    log_.reset(std::tmpfile());
+    if (!log_) throw std::runtime_error("cannot create the log file");
+  }
 
   if (cell.op == Op::kDecrypt) {
-    input_ciphertext_ = reference_ciphertext(random_plaintext_);
+    input_ciphertext_ = reference_ciphertext(random_plaintext_, key_);
     input_text_.resize(encoded_size(cell.codec, input_ciphertext_.size()));
     if (cell.codec != Encoding::kNone &&
         !project_codec()
@@ -78,8 +100,9 @@ Workload::Workload(const Cell& cell, const AesBackend& backend, const AesBackend
 void Workload::allocate(Buffers& b) const {
   // Only the buffers this operation writes; value-initialised, as Go's make()
   // and Java's new byte[] are.
+  if (cell_.op == Op::kSetKey) return;
   const bool encrypts = cell_.op != Op::kDecrypt;
-  const bool decrypts = cell_.op != Op::kEncrypt;
+  const bool decrypts = cell_.op == Op::kDecrypt || cell_.op == Op::kRoundtrip;
   const bool codec = cell_.codec != Encoding::kNone;
   if (encrypts) b.ciphertext = std::vector<std::uint8_t>(ciphertext_size_);
   if (encrypts && codec) b.text = std::string(text_size_, '\0');
@@ -107,25 +130,67 @@ Bytes Workload::payload(std::uint64_t i) {
 }
 
 std::size_t Workload::plaintext_bytes(std::uint64_t i) const {
+  if (cell_.op == Op::kSetKey) return 0;
   if (cell_.payload == Payload::kRandom) return cell_.size;
   std::size_t digits = 1;
   for (std::uint64_t v = i; v >= 10; v /= 10) ++digits;
   return cell_.size + digits;
 }
 
+void Workload::salt_for(std::uint64_t i, std::uint8_t salt[16]) const {
+  std::memcpy(salt, salt_prefix_.data(), 8);
+  for (int k = 0; k < 8; ++k) salt[8 + k] = static_cast<std::uint8_t>(i >> (8 * k));
+}
+
+bool Workload::rekey(std::uint64_t i, AesCipher** cipher) {
+  if (!cell_.pool) {
+    fresh_cipher_ = backend_.make_cipher(cell_.mode);
+    *cipher = fresh_cipher_.get();
+  }
+  Bytes key = key_;
+  if (cell_.key == KeyHandling::kHmac || cell_.key == KeyHandling::kPbkdf2) {
+    KeyDeriver* kdf = deriver_.get();
+    if (!cell_.pool) {
+      fresh_deriver_ = backend_.make_key_deriver();
+      kdf = fresh_deriver_.get();
+    }
+    std::uint8_t salt[16];
+    salt_for(i, salt);
+    const Error e = cell_.key == KeyHandling::kHmac
+                        ? kdf->hmac_sha256(secret_, salt, derived_key_)
+                        : kdf->pbkdf2_sha256(secret_, salt, cell_.pbkdf2_iterations, derived_key_);
+    if (e != Error::kNone) return fail("key derivation: " + std::string(describe(e)));
+    key = derived_key_;
+  }
+  if (const Error e = (*cipher)->set_key(key); e != Error::kNone) {
+    return fail("set_key: " + std::string(describe(e)));
+  }
+  return true;
+}
+
+bool Workload::write_log_line(std::string_view text) {
+  // What a logging call in the hot path does: format a line (allocating, as
+  // printf-style loggers do) and write it out before returning.
+  std::ostringstream line;
+  line << std::chrono::system_clock::now().time_since_epoch().count() << " INFO encrypted payload ("
+       << text.size() << " chars): " << text << '\n';
+  const std::string formatted = line.str();
+  if (std::fwrite(formatted.data(), 1, formatted.size(), log_.get()) != formatted.size() ||
+      std::fflush(log_.get()) != 0) {
+    return fail("log write failed");
+  }
+  log_bytes_ += formatted.size();
+  return true;
+}
+
 bool Workload::run(std::uint64_t i) {
+  AesCipher* cipher = cipher_.get();
+  if (cell_.key != KeyHandling::kCached && !rekey(i, &cipher)) return false;
+  last_cipher_ = cipher;
+  last_op_ = i;
+  if (cell_.op == Op::kSetKey) return true;
   const Bytes plain = payload(i);
   last_plain_ = plain;
-  AesCipher* cipher = cipher_.get();
-  std::unique_ptr<AesCipher> fresh;
-  if (cell_.key == KeyHandling::kPerOp) {
-    if (!cell_.pool) {
-      fresh = backend_.make_cipher(cell_.mode);
-      cipher = fresh.get();
-    }
-    if (const Error e = cipher->set_key(key_); e != Error::kNone)
-      return fail("set_key: " + std::string(describe(e)));
-  }
   if (!cell_.pool) allocate(buffers_);
   Buffers& b = buffers_;
 
@@ -147,6 +212,7 @@ bool Workload::run(std::uint64_t i) {
       text = std::string_view(b.text.data(), r.size);
     }
     if (cell_.op == Op::kEncrypt) return true;
+    if (cell_.op == Op::kEncryptLog) return write_log_line(text);
     const Result r = backend_.codec().decode(cell_.codec, text, b.decoded);
     if (!r.ok()) return fail("decode: " + std::string(describe(r.error)));
     ciphertext = Bytes(b.decoded).first(r.size);
@@ -165,10 +231,24 @@ bool Workload::run(std::uint64_t i) {
   return true;
 }
 
-std::vector<std::uint8_t> Workload::reference_ciphertext(Bytes plain) const {
+std::vector<std::uint8_t> Workload::reference_key(std::uint64_t i) const {
+  if (cell_.key != KeyHandling::kHmac && cell_.key != KeyHandling::kPbkdf2) return key_;
+  const auto kdf = reference_.make_key_deriver();
+  std::vector<std::uint8_t> key(cell_.key_bytes);
+  std::uint8_t salt[16];
+  salt_for(i, salt);
+  const Error e = !kdf ? Error::kLibraryFailure
+                  : cell_.key == KeyHandling::kHmac
+                      ? kdf->hmac_sha256(secret_, salt, key)
+                      : kdf->pbkdf2_sha256(secret_, salt, cell_.pbkdf2_iterations, key);
+  if (e != Error::kNone) throw std::runtime_error("the reference backend failed to derive the key");
+  return key;
+}
+
+std::vector<std::uint8_t> Workload::reference_ciphertext(Bytes plain, Bytes key) const {
   const auto cipher = reference_.make_cipher(cell_.mode);
   std::vector<std::uint8_t> out(pkcs7_padded_size(plain.size()));
-  if (cipher->set_key(key_) != Error::kNone ||
+  if (cipher->set_key(key) != Error::kNone ||
       !cipher->encrypt(Padding::kPkcs7, iv_, plain, out).ok()) {
     throw std::runtime_error("the reference backend failed to encrypt");
   }
@@ -187,7 +267,20 @@ std::string Workload::verify() const {
   }
   std::vector<std::uint8_t> expected;
   try {
-    expected = reference_ciphertext(last_plain_);
+    const std::vector<std::uint8_t> key = reference_key(last_op_);
+    if (cell_.op == Op::kSetKey) {
+      // The last key setup: one block under it must match the reference's.
+      const Block zero{};
+      Block mine{};
+      std::vector<std::uint8_t> theirs = reference_ciphertext(zero, key);
+      if (!last_cipher_->encrypt(Padding::kNone, iv_, zero, mine).ok() ||
+          std::memcmp(mine.data(), theirs.data(), mine.size()) != 0) {
+        return "verification failed: the key set up last encrypts differently from the reference" +
+               who;
+      }
+      return "";
+    }
+    expected = reference_ciphertext(last_plain_, key);
   } catch (const std::exception& e) {
     return e.what();
   }
@@ -203,6 +296,8 @@ std::string Workload::verify() const {
              " text differs from the reference" + who;
     }
   }
+  if (cell_.op == Op::kEncryptLog && log_bytes_ == 0)
+    return "verification failed: nothing was logged";
   if (cell_.op == Op::kRoundtrip &&
       (last_plaintext_size_ != last_plain_.size() ||
        std::memcmp(buffers_.plaintext.data(), last_plain_.data(), last_plain_.size()) != 0)) {
@@ -212,10 +307,13 @@ std::string Workload::verify() const {
 }
 
 void Workload::corrupt_last_output() {
-  // The operation's final output: plaintext, text, or ciphertext.
-  if (cell_.op == Op::kDecrypt) {
+  // The operation's final output: plaintext, text, ciphertext, or the key.
+  if (cell_.op == Op::kSetKey) {
+    std::vector<std::uint8_t> wrong(cell_.key_bytes, 0x5a);
+    (void)last_cipher_->set_key(wrong);
+  } else if (cell_.op == Op::kDecrypt) {
     buffers_.plaintext[0] ^= 0x01;
-  } else if (cell_.op == Op::kEncrypt && cell_.codec != Encoding::kNone) {
+  } else if (cell_.op != Op::kRoundtrip && cell_.codec != Encoding::kNone) {
     buffers_.text[0] = buffers_.text[0] == 'A' ? 'B' : 'A';
   } else {
     buffers_.ciphertext[0] ^= 0x01;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,10 +51,21 @@ class Workload {
     std::vector<std::uint8_t> plaintext;
   };
 
+  struct FileCloser {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+  };
+
   bool fail(std::string message);
   Bytes payload(std::uint64_t i);  // the plaintext of operation i
   void allocate(Buffers& b) const;
-  std::vector<std::uint8_t> reference_ciphertext(Bytes plain) const;
+  // rekey: the per-operation key handling; points *cipher at the keyed cipher.
+  bool rekey(std::uint64_t i, AesCipher** cipher);
+  bool write_log_line(std::string_view text);
+  void salt_for(std::uint64_t i, std::uint8_t salt[16]) const;
+  // reference_key / reference_ciphertext: what the reference backend derives
+  // and encrypts for operation i, for verification.
+  std::vector<std::uint8_t> reference_key(std::uint64_t i) const;
+  std::vector<std::uint8_t> reference_ciphertext(Bytes plain, Bytes key) const;
 
   const Cell cell_;
   const AesBackend& backend_;
@@ -66,9 +78,19 @@ class Workload {
   std::size_t message_length_ = 0;
   std::vector<std::uint8_t> input_ciphertext_;  // op decrypt: prepared by the reference
   std::string input_text_;
-  std::unique_ptr<AesCipher> cipher_;  // cached key, or pooled context
+  std::unique_ptr<AesCipher> cipher_;        // cached key, or pooled context
+  std::unique_ptr<AesCipher> fresh_cipher_;  // pool off, key per op: this op's context
+  std::unique_ptr<KeyDeriver> deriver_;      // derived keys: pooled deriver
+  std::unique_ptr<KeyDeriver> fresh_deriver_;
+  std::vector<std::uint8_t> secret_;       // derived keys: the pre-computed secret
+  std::vector<std::uint8_t> salt_prefix_;  // 8 random bytes; the op number follows
+  std::vector<std::uint8_t> derived_key_;
+  std::unique_ptr<std::FILE, FileCloser> log_;  // op encrypt-log: an anonymous temp file
+  std::uint64_t log_bytes_ = 0;
   Buffers buffers_;
   Bytes last_plain_;
+  AesCipher* last_cipher_ = nullptr;
+  std::uint64_t last_op_ = 0;
   std::size_t ciphertext_size_ = 0;
   std::size_t plaintext_size_ = 0;
   std::size_t text_size_ = 0;

@@ -27,6 +27,8 @@ def expected_aesni_allocations(name):
     writes (ciphertext, text, decoded, plaintext), plus, with key:per-op, the
     cipher context, and for seed000 the message string."""
     params = dict(p.split(":", 1) for p in name.split("/") if ":" in p)
+    if params["key"] not in ("cached", "per-op") or params["op"] == "encrypt-log":
+        return None  # a library's KDF, or the logger's formatting, allocates too
     if params["pool"] == "on":
         return 0
     encrypts = params["op"] in ("encrypt", "roundtrip")
@@ -71,7 +73,10 @@ def main():
         seen[b["name"]] = seen.get(b["name"], 0) + 1
         if b.get("error_occurred"):
             fail(f"{b['name']}: {b.get('error_message')}")
+        key_setup = b["name"].startswith("keysetup/")
         for field in POSITIVE:
+            if key_setup and field in ("bytes_per_second", "cycles_per_byte"):
+                continue  # no bytes are processed
             if not b.get(field, 0) > 0:
                 fail(f"{b['name']}: {field} is {b.get(field)!r}, expected > 0")
         if abs(b["ops_per_ms"] * 1000 / b["items_per_second"] - 1) > 1e-9:
@@ -82,7 +87,7 @@ def main():
                     fail(f"{b['name']}: {field} missing or negative")
             if "backend:aesni/" in b["name"]:
                 expected = expected_aesni_allocations(b["name"])
-                if b["allocs_per_op"] != expected:
+                if expected is not None and b["allocs_per_op"] != expected:
                     fail(f"{b['name']}: hand-written backend made {b['allocs_per_op']} "
                          f"allocations per operation, expected exactly {expected}")
         backend = b["name"].split("/backend:")[1].split("/")[0]

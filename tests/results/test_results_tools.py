@@ -29,6 +29,7 @@ from cryptobench_results import select as selection  # noqa: E402
 GOLDEN = os.path.join(HERE, "golden")
 FAST = os.path.join(GOLDEN, "run_openssl_aesni.json")
 SLOW = os.path.join(GOLDEN, "run_openssl_without_aesni.json")
+KEYS = os.path.join(GOLDEN, "run_keys_openssl_aesni.json")
 CLI = os.path.join(TOOLS, "cryptobench-results")
 UPDATE = os.environ.get("CRYPTOBENCH_UPDATE_GOLDEN") == "1"
 
@@ -251,6 +252,21 @@ class ReportTest(unittest.TestCase):
         self.assertNotIn("http://", html.replace('xmlns="http://www.w3.org/2000/svg"', ""))
         self.assertNotIn("https://", html)
         self.assertNotIn("NaN", html)
+
+
+class KeyHandlingReportTest(unittest.TestCase):
+    def test_every_key_mode_with_its_ratio_to_cached(self):
+        html = report.render(gbench.load_run(KEYS))
+        section = html[html.index("<h2>Key handling</h2>"):html.index("<h2>Library selection</h2>")]
+        for key in ("cached", "per-op", "hmac-sha256", "pbkdf2-sha256-1000", "pbkdf2-sha256-10000"):
+            self.assertIn(f"<th>{key}</th>", section)
+        self.assertIn("(x1)", section)           # cached against itself
+        self.assertEqual(section.count("<td class='l'>openssl</td>"), 2)  # data and key setup tables
+        self.assertIn("key schedules), time per setup", section)
+
+    def test_absent_section_says_so(self):
+        html = report.render(gbench.load_run(FAST))
+        self.assertIn("Not in this run (suite seed002-keys)", html)
 
 
 class CliTest(unittest.TestCase):

@@ -2,7 +2,8 @@
 few lines of inline script for the self-check; nothing fetched), built from
 one raw run. Sections: context, seed-000 thread sweep, throughput against
 payload size per operation, codec and pool overhead, allocations per
-operation, cycles per byte across sizes, and the library selection."""
+operation, cycles per byte across sizes, key handling (seed 002), and the
+library selection. A section whose benchmarks the run lacks says so."""
 import math
 from collections import OrderedDict
 from html import escape
@@ -193,6 +194,71 @@ def section_cycles(run):
             f"<table><tr><th class='l'>backend</th><th class='l'>op</th>{head}</tr>{''.join(rows)}</table>")
 
 
+KEY_ORDER = ["cached", "per-op", "hmac-sha256"]
+
+
+def duration(ns):
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def _key_sort(key):
+    if key in KEY_ORDER:
+        return (KEY_ORDER.index(key), 0)
+    if key.startswith("pbkdf2-sha256-"):
+        return (len(KEY_ORDER), int(key.rsplit("-", 1)[1]))
+    return (len(KEY_ORDER) + 1, 0)
+
+
+def section_key_handling(run):
+    """Seed 002's question: what does deriving a key per operation cost, and
+    at which message size does it stop mattering?"""
+    bs = [b for b in matching(run, "seed002") if b.threads == 1 and "key" in b.params]
+    keys = sorted({b.params["key"] for b in bs}, key=_key_sort)
+    if len(keys) < 2:
+        return ("<h2>Key handling</h2><p class='note'>Not in this run (suite seed002-keys).</p>")
+    parts = ["<h2>Key handling</h2><p class='note'>AES roundtrips (encrypt and verified decrypt) "
+             "with the key handled per operation as named; operations per second, and the ratio "
+             "to a cached key schedule. Each library derives with its own HMAC/PBKDF2; the "
+             "hand-written backend uses a library's (see the context).</p>"]
+    for size in sorted({int(b.params["size"]) for b in bs}):
+        rows = []
+        for backend in OrderedDict((b.params["backend"], None) for b in bs):
+            by_key = {b.params["key"]: b.value("items_per_second") for b in bs
+                      if b.params["backend"] == backend and int(b.params["size"]) == size}
+            cached = by_key.get("cached")
+            cells = []
+            for k in keys:
+                v = by_key.get(k)
+                if v is None:
+                    cells.append("<td>-</td>")
+                else:
+                    ratio = f" (x{v / cached:.3g})" if cached else ""
+                    cells.append(f"<td>{svg.fmt(v)}{ratio}</td>")
+            rows.append(f"<tr><td class='l'>{escape(backend)}</td>{''.join(cells)}</tr>")
+        cipher = bs[0].params.get("cipher", "")
+        head = "".join(f"<th>{escape(k)}</th>" for k in keys)
+        parts.append(f"<p class='note'>{escape(cipher)}, {escape(svg.size_label(size))} per operation, "
+                     f"ops/s (ratio to cached):</p><table><tr><th class='l'>backend</th>{head}</tr>"
+                     f"{''.join(rows)}</table>")
+    setup = [b for b in matching(run, "keysetup") if b.threads == 1]
+    if setup:
+        setup_keys = sorted({b.params["key"] for b in setup}, key=_key_sort)
+        rows = []
+        for backend in OrderedDict((b.params["backend"], None) for b in setup):
+            by_key = {b.params["key"]: b.value("time_ns") for b in setup if b.params["backend"] == backend}
+            cells = "".join(f"<td>{duration(by_key[k])}</td>" if k in by_key else "<td>-</td>"
+                            for k in setup_keys)
+            rows.append(f"<tr><td class='l'>{escape(backend)}</td>{cells}</tr>")
+        head = "".join(f"<th>{escape(k)}</th>" for k in setup_keys)
+        parts.append("<p class='note'>The key setup alone (derivation, if any, and both key "
+                     "schedules), time per setup:</p>"
+                     f"<table><tr><th class='l'>backend</th>{head}</tr>{''.join(rows)}</table>")
+    return "".join(parts)
+
+
 def section_selection(run, alpha):
     sels = selection.select(run, alpha)
     rows = []
@@ -217,7 +283,7 @@ def render(run, alpha=0.05):
             "<p id='selfcheck' class='note'>charts not checked (scripts off)</p>",
             section_context(run), section_thread_sweep(run), section_size_scaling(run),
             section_codec_pool(run), section_allocations(run), section_cycles(run),
-            section_selection(run, alpha)]
+            section_key_handling(run), section_selection(run, alpha)]
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
             + "\n".join(body) + f"<script>{SELF_CHECK}</script></body></html>\n")
