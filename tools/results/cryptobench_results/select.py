@@ -5,7 +5,8 @@ and a plain-language recommendation.
 A workload class is everything but the backend and the exact size: scenario,
 operation, cipher, codec, pool, key handling, threads, and a size class. The
 score of a backend in a class is the geometric mean over the class's sizes of
-its median throughput (bytes/s; ops/ms for seed000). The margin is
+its median throughput (bytes/s; ops/ms for seed000; setups/s for key
+setup). The margin is
 significant when, at every size of the class, a two-sided Mann-Whitney U test
 of the winner's against the runner-up's repetitions gives p < alpha.
 """
@@ -21,6 +22,8 @@ TIE_MARGIN = 0.02  # below this the backends are reported as equivalent
 
 
 def size_class(size):
+    if size == 0:
+        return "no payload"
     for limit, label in SIZE_CLASSES:
         if size <= limit:
             return label
@@ -28,7 +31,11 @@ def size_class(size):
 
 
 def score_metric(benchmark):
-    return "ops_per_ms" if benchmark.scenario == "seed000" else "bytes_per_second"
+    if benchmark.scenario == "seed000":
+        return "ops_per_ms"
+    if benchmark.scenario == "keysetup":
+        return "items_per_second"  # key setups per second: no bytes
+    return "bytes_per_second"
 
 
 @dataclass
