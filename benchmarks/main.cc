@@ -10,7 +10,9 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -243,7 +245,33 @@ struct Shared {
   bool inject_verify_fault;
 };
 
+// Ctrl-C: the benchmark running finishes, the rest are skipped quickly, and
+// the JSON is completed, so what finished stays usable. A second Ctrl-C ends
+// the process at once.
+volatile std::sig_atomic_t g_interrupted = 0;
+std::atomic<int> g_skipped_by_interrupt{0};
+
+void on_interrupt(int) {
+  if (g_interrupted) {
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
+    return;
+  }
+  g_interrupted = 1;
+  constexpr char kMessage[] =
+      "\ncryptobench: interrupted; finishing the current benchmark and writing what finished "
+      "(Ctrl-C again to quit at once)\n";
+  [[maybe_unused]] const auto written = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+}
+
 void run_cell(benchmark::State& state, const Cell& cell, const Shared& shared) {
+  if (g_interrupted) {
+    if (state.thread_index() == 0) ++g_skipped_by_interrupt;
+    state.SkipWithError("not run: the run was interrupted");
+    for (auto _ : state) {
+    }
+    return;
+  }
   std::unique_ptr<Workload> workload;
   try {
     workload = std::make_unique<Workload>(cell, *shared.backend, *shared.reference,
@@ -359,6 +387,19 @@ int run(int argc, char** argv) {
     min_time_flag = "--benchmark_min_time=" + std::to_string(suite.min_time_seconds);
     o.benchmark_args.push_back(min_time_flag.data());
   }
+  // --benchmark_out is written under a temporary name and renamed once the
+  // JSON is complete, so no half-written file ever replaces a good one.
+  std::string out_file, partial_flag;
+  for (char*& arg : o.benchmark_args) {
+    const std::string a = arg;
+    if (a.rfind("--benchmark_out=", 0) == 0) {
+      out_file = a.substr(std::string("--benchmark_out=").size());
+      if (out_file.empty()) usage_error("--benchmark_out needs a file name");
+      partial_flag = "--benchmark_out=" + out_file + ".partial";
+      arg = partial_flag.data();
+    }
+  }
+
   // Read what we need of Google Benchmark's flags before it consumes them.
   const std::vector<char*> benchmark_args_copy = o.benchmark_args;
   const std::string filter = flag_value(o.benchmark_args, "--benchmark_filter");
@@ -424,7 +465,9 @@ int run(int argc, char** argv) {
     usage_error("--cpuprofile: cannot write '" + o.cpuprofile + "'");
   }
 #endif
+  std::signal(SIGINT, on_interrupt);
   const std::size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
+  std::signal(SIGINT, SIG_DFL);
 #ifdef CRYPTOBENCH_HAVE_GPERFTOOLS
   if (!o.cpuprofile.empty()) {
     ProfilerStop();
@@ -433,6 +476,23 @@ int run(int argc, char** argv) {
   }
 #endif
   benchmark::Shutdown();
+  if (!out_file.empty()) {
+    const std::string partial = out_file + ".partial";
+    if (std::rename(partial.c_str(), out_file.c_str()) != 0) {
+      std::fprintf(stderr, "cryptobench: cannot rename %s to %s\n", partial.c_str(),
+                   out_file.c_str());
+      return 1;
+    }
+  }
+  if (g_interrupted) {
+    const int skipped = g_skipped_by_interrupt.load();
+    std::fprintf(stderr,
+                 "cryptobench: interrupted: %zu of %zu benchmarks finished%s%s; the %d not run are "
+                 "marked \"not run: the run was interrupted\"\n",
+                 ran - static_cast<std::size_t>(skipped), ran,
+                 out_file.empty() ? "" : ", results in ", out_file.c_str(), skipped);
+    return 130;
+  }
   const std::vector<std::string> failures = failure_log().all();
   if (!failures.empty()) {
     std::fprintf(stderr, "cryptobench: %zu benchmark(s) FAILED:\n", failures.size());

@@ -1,0 +1,61 @@
+#!/usr/bin/python3
+"""interrupt_test.py: Ctrl-C during a suite. The binary must finish the
+running benchmark, skip the rest, exit 130 and leave complete JSON with the
+finished results; killed outright, it must leave the previous file alone.
+
+usage: interrupt_test.py BINARY WORKDIR
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+
+def fail(message):
+    print(f"FAIL: {message}")
+    sys.exit(1)
+
+
+def main():
+    binary, work = sys.argv[1], sys.argv[2]
+    os.makedirs(work, exist_ok=True)
+    out = os.path.join(work, "interrupted.json")
+    with open(out, "w") as f:
+        f.write("GOOD")
+    args = [binary, "--benchmark_filter=threads:1$", "--benchmark_min_time=0.05",
+            f"--benchmark_out={out}", "--benchmark_out_format=json"]
+
+    # Killed outright: the previous file must survive untouched.
+    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.5)
+    p.kill()
+    p.wait()
+    if open(out).read() != "GOOD":
+        fail("a killed run replaced the previous output file")
+
+    # Ctrl-C: complete JSON with what finished, exit 130, said on stderr.
+    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.0)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    if p.returncode != 130:
+        fail(f"exit {p.returncode} after Ctrl-C, expected 130\n{err[-1000:]}")
+    if "interrupted:" not in err:
+        fail("the run did not say it was interrupted")
+    doc = json.load(open(out))
+    finished = [b for b in doc["benchmarks"] if not b.get("error_occurred")]
+    skipped = [b for b in doc["benchmarks"] if b.get("error_occurred")]
+    if not finished or not skipped:
+        fail(f"expected finished and skipped benchmarks, got {len(finished)} and {len(skipped)}")
+    if any(b["error_message"] != "not run: the run was interrupted" for b in skipped):
+        fail("a benchmark failed for another reason than the interruption")
+    if any(not b.get("bytes_per_second", 0) > 0 for b in finished):
+        fail("a finished benchmark lacks its figures")
+    print(f"PASS: interrupted after {len(finished)} finished benchmarks; "
+          f"{len(skipped)} marked not run; JSON complete")
+
+
+if __name__ == "__main__":
+    main()
