@@ -53,20 +53,36 @@ Result AesCipher::decrypt(Padding padding, Bytes iv, Bytes in, MutableBytes out)
   if (out.size() < in.size()) return Result::failure(Error::kOutputTooSmall);
   if (in.empty()) return Result::success(0);
 
-  const Error e = decrypt_blocks(iv.empty() ? nullptr : iv.data(), in.data(), out.data(),
-                                 in.size() / kAesBlockSize);
-  if (e != Error::kNone) {
-    secure_wipe(out.data(), in.size());
+  const std::uint8_t* chain = iv.empty() ? nullptr : iv.data();
+  const std::size_t blocks = in.size() / kAesBlockSize;
+  if (padding == Padding::kNone) {
+    const Error e = decrypt_blocks(chain, in.data(), out.data(), blocks);
+    if (e != Error::kNone) {
+      secure_wipe(out.data(), in.size());
+      return Result::failure(e);
+    }
+    return Result::success(in.size());
+  }
+  const Result r = decrypt_padded(chain, in.data(), out.data(), blocks);
+  if (r.error == Error::kLibraryFailure) return r;
+  // No branch on the verdict: the size is masked to 0 on failure.
+  const std::size_t keep = 0 - static_cast<std::size_t>(r.error == Error::kNone);
+  return Result{r.error, (in.size() - r.size) & keep};
+}
+
+Result AesCipher::decrypt_padded(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
+                                 std::size_t blocks) {
+  const std::size_t length = blocks * kAesBlockSize;
+  if (const Error e = decrypt_blocks(iv, in, out, blocks); e != Error::kNone) {
+    secure_wipe(out, length);
     return Result::failure(e);
   }
-  if (padding == Padding::kNone) return Result::success(in.size());
-
-  const std::size_t pad = pkcs7_padding_length(out.data() + in.size() - kAesBlockSize);
+  const std::size_t pad = pkcs7_padding_length(out + length - kAesBlockSize);
   if (pad == 0) {
-    secure_wipe(out.data(), in.size());
+    secure_wipe(out, length);
     return Result::failure(Error::kBadPadding);
   }
-  return Result::success(in.size() - pad);
+  return Result::success(pad);
 }
 
 }  // namespace cryptobench

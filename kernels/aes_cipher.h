@@ -64,6 +64,13 @@ class AesCipher {
                                std::size_t blocks) = 0;
   virtual Error decrypt_blocks(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
                                std::size_t blocks) = 0;
+  // decrypt_padded: decrypts and checks PKCS#7. Returns the padding length
+  // (1..16) as the size, or kBadPadding with `out` holding no plaintext. The
+  // default decrypts, checks the last block in constant time, and wipes on
+  // failure (so a failure takes longer); a backend may fuse both into one
+  // pass that does the same work either way.
+  virtual Result decrypt_padded(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
+                                std::size_t blocks);
 
  private:
   Error check_iv(Bytes iv) const;

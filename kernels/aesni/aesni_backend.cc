@@ -27,6 +27,13 @@ class AesniCipher final : public AesCipher {
     }
     return Error::kNone;
   }
+  Result decrypt_padded(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
+                        std::size_t blocks) override {
+    const std::size_t pad = aesni::decrypt_pkcs7(schedule_, iv, in, out, blocks);
+    // kBadPadding when pad is 0, kNone otherwise, without a branch.
+    const auto bad = static_cast<int>((static_cast<std::uint64_t>(pad) - 1) >> 63);
+    return Result{static_cast<Error>(bad * static_cast<int>(Error::kBadPadding)), pad};
+  }
   Error decrypt_blocks(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
                        std::size_t blocks) override {
     if (iv == nullptr) {

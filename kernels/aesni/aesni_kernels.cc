@@ -19,6 +19,8 @@
 
 #include <cstring>
 
+#include "kernels/pkcs7.h"
+
 namespace cryptobench::aesni {
 namespace {
 
@@ -151,17 +153,22 @@ inline void crypt8(const std::uint8_t (*keys)[16], __m128i* b) {
   }
 }
 
+// ecb: `keep` is ANDed into every output block: all ones normally, all zeros
+// to wipe while doing exactly the same work (constant-time PKCS#7 below).
 template <int Rounds, bool Enc>
-void ecb(const KeySchedule& ks, const std::uint8_t* in, std::uint8_t* out, std::size_t blocks) {
+void ecb(const KeySchedule& ks, const std::uint8_t* in, std::uint8_t* out, std::size_t blocks,
+         __m128i keep) {
   const auto* keys = Enc ? ks.enc : ks.dec;
   __m128i b[kLanes];
   for (; blocks >= kLanes; blocks -= kLanes, in += 16 * kLanes, out += 16 * kLanes) {
     for (std::size_t i = 0; i < kLanes; ++i) b[i] = load(in + 16 * i);
     crypt8<Rounds, Enc>(keys, b);
-    for (std::size_t i = 0; i < kLanes; ++i) store(out + 16 * i, b[i]);
+    for (std::size_t i = 0; i < kLanes; ++i) store(out + 16 * i, _mm_and_si128(b[i], keep));
   }
   for (; blocks != 0; --blocks, in += 16, out += 16) {
-    store(out, Enc ? encrypt_block<Rounds>(keys, load(in)) : decrypt_block<Rounds>(keys, load(in)));
+    const __m128i x =
+        Enc ? encrypt_block<Rounds>(keys, load(in)) : decrypt_block<Rounds>(keys, load(in));
+    store(out, _mm_and_si128(x, keep));
   }
 }
 
@@ -177,7 +184,7 @@ void cbc_enc(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* 
 
 template <int Rounds>
 void cbc_dec(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
-             std::uint8_t* out, std::size_t blocks) {
+             std::uint8_t* out, std::size_t blocks, __m128i keep) {
   __m128i chain = load(iv);
   __m128i c[kLanes], b[kLanes];
   // All ciphertext of a group is loaded before any plaintext is stored, so
@@ -185,15 +192,40 @@ void cbc_dec(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* 
   for (; blocks >= kLanes; blocks -= kLanes, in += 16 * kLanes, out += 16 * kLanes) {
     for (std::size_t i = 0; i < kLanes; ++i) b[i] = c[i] = load(in + 16 * i);
     crypt8<Rounds, false>(ks.dec, b);
-    store(out, _mm_xor_si128(b[0], chain));
-    for (std::size_t i = 1; i < kLanes; ++i) store(out + 16 * i, _mm_xor_si128(b[i], c[i - 1]));
+    store(out, _mm_and_si128(_mm_xor_si128(b[0], chain), keep));
+    for (std::size_t i = 1; i < kLanes; ++i) {
+      store(out + 16 * i, _mm_and_si128(_mm_xor_si128(b[i], c[i - 1]), keep));
+    }
     chain = c[kLanes - 1];
   }
   for (; blocks != 0; --blocks, in += 16, out += 16) {
     const __m128i ct = load(in);
-    store(out, _mm_xor_si128(decrypt_block<Rounds>(ks.dec, ct), chain));
+    store(out, _mm_and_si128(_mm_xor_si128(decrypt_block<Rounds>(ks.dec, ct), chain), keep));
     chain = ct;
   }
+}
+
+// decrypt_padded: the last block first, its padding checked in constant time
+// (pkcs7.cc), then every block decrypted with stores masked by the verdict:
+// valid and invalid paddings do identical work and touch identical memory.
+template <int Rounds>
+std::size_t decrypt_padded(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
+                           std::uint8_t* out, std::size_t blocks) {
+  const std::uint8_t* last = in + 16 * (blocks - 1);
+  __m128i p = decrypt_block<Rounds>(ks.dec, load(last));
+  if (iv != nullptr) p = _mm_xor_si128(p, load(blocks > 1 ? last - 16 : iv));
+  alignas(16) std::uint8_t block[16];
+  store(block, p);
+  const std::uint64_t pad = pkcs7_padding_length(block);
+  secure_wipe(block, sizeof block);
+  const std::uint64_t valid = (pad | (0 - pad)) >> 63;  // 1 when pad != 0
+  const __m128i keep = _mm_set1_epi8(static_cast<char>(0 - static_cast<std::uint8_t>(valid)));
+  if (iv != nullptr) {
+    cbc_dec<Rounds>(ks, iv, in, out, blocks, keep);
+  } else {
+    ecb<Rounds, false>(ks, in, out, blocks, keep);
+  }
+  return pad;
 }
 
 // dispatch: calls F<10>, F<12> or F<14> for the schedule's round count.
@@ -233,14 +265,14 @@ void expand_key(const std::uint8_t* key, std::size_t key_size, KeySchedule* ks) 
 
 void ecb_encrypt(const KeySchedule& ks, const std::uint8_t* in, std::uint8_t* out,
                  std::size_t blocks) {
-#define CALL(R) ecb<R, true>(ks, in, out, blocks)
+#define CALL(R) ecb<R, true>(ks, in, out, blocks, _mm_set1_epi8(-1))
   CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
 #undef CALL
 }
 
 void ecb_decrypt(const KeySchedule& ks, const std::uint8_t* in, std::uint8_t* out,
                  std::size_t blocks) {
-#define CALL(R) ecb<R, false>(ks, in, out, blocks)
+#define CALL(R) ecb<R, false>(ks, in, out, blocks, _mm_set1_epi8(-1))
   CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
 #undef CALL
 }
@@ -253,10 +285,19 @@ void cbc_encrypt(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8
 }
 
 void cbc_decrypt(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
-                 std::uint8_t* out, std::size_t blocks) {
-#define CALL(R) cbc_dec<R>(ks, iv, in, out, blocks)
+                 std::uint8_t* out, std::size_t blocks){
+#define CALL(R) cbc_dec<R>(ks, iv, in, out, blocks, _mm_set1_epi8(-1))
+    CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
+#undef CALL
+}
+
+std::size_t decrypt_pkcs7(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
+                          std::uint8_t* out, std::size_t blocks) {
+  std::size_t pad = 0;
+#define CALL(R) pad = decrypt_padded<R>(ks, iv, in, out, blocks)
   CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
 #undef CALL
+  return pad;
 }
 
 }  // namespace cryptobench::aesni

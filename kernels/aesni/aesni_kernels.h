@@ -29,4 +29,10 @@ void cbc_encrypt(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8
 void cbc_decrypt(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
                  std::uint8_t* out, std::size_t blocks);
 
+// decrypt_pkcs7: ECB (iv == nullptr) or CBC decryption with the PKCS#7 check,
+// in constant time: returns the padding length (1..16), or 0 when the padding
+// is invalid, in which case `out` has been written with zeros only.
+std::size_t decrypt_pkcs7(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
+                          std::uint8_t* out, std::size_t blocks);
+
 }  // namespace cryptobench::aesni
