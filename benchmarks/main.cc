@@ -11,10 +11,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -387,6 +389,23 @@ int run(int argc, char** argv) {
     min_time_flag = "--benchmark_min_time=" + std::to_string(suite.min_time_seconds);
     o.benchmark_args.push_back(min_time_flag.data());
   }
+  // Google Benchmark 1.7.1 crashes on some values (a negative repetition count
+  // aborts in vector::reserve): check the numeric flags first.
+  const auto check_number = [&](const std::string& flag, double low, double high) {
+    if (!has_flag(o.benchmark_args, flag)) return;
+    const std::string text = flag_value(o.benchmark_args, flag);
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || end == nullptr || *end != '\0' || !(v >= low && v <= high)) {
+      char range[64];
+      std::snprintf(range, sizeof range, "from %g to %g", low, high);
+      usage_error(flag + " must be a number " + range + ", not '" + text + "'");
+    }
+  };
+  check_number("--benchmark_repetitions", 1, 1000);
+  check_number("--benchmark_min_time", 1e-6, 3600);
+  check_number("--benchmark_min_warmup_time", 0, 3600);
+
   // --benchmark_out is written under a temporary name and renamed once the
   // JSON is complete, so no half-written file ever replaces a good one.
   std::string out_file, partial_flag;
@@ -395,6 +414,13 @@ int run(int argc, char** argv) {
     if (a.rfind("--benchmark_out=", 0) == 0) {
       out_file = a.substr(std::string("--benchmark_out=").size());
       if (out_file.empty()) usage_error("--benchmark_out needs a file name");
+      const std::string dir = out_file.find('/') == std::string::npos
+                                  ? "."
+                                  : out_file.substr(0, out_file.rfind('/') + 1);
+      if (access(dir.c_str(), W_OK) != 0) {
+        usage_error("--benchmark_out: cannot write in '" + dir + "' (" + std::strerror(errno) +
+                    ")");
+      }
       partial_flag = "--benchmark_out=" + out_file + ".partial";
       arg = partial_flag.data();
     }
