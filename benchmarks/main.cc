@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -22,6 +23,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -159,9 +161,9 @@ void list_backends() {
       continue;
     }
     const BackendInfo info = entry->open()->info();
-    std::printf("%-9s %s %s\n          code path: %s\n          codec: %s\n", entry->name,
-                info.library.c_str(), info.version.c_str(), info.code_path.c_str(),
-                info.codec.c_str());
+    std::printf("%-9s %s %s\n          code path: %s\n          codec: %s\n          kdf: %s\n",
+                entry->name, info.library.c_str(), info.version.c_str(), info.code_path.c_str(),
+                info.codec.c_str(), info.kdf.c_str());
   }
 }
 
@@ -199,6 +201,7 @@ void add_context(const Options& o, double core_hz, const std::vector<std::string
     benchmark::AddCustomContext(key + ".library", info.library + " " + info.version);
     benchmark::AddCustomContext(key + ".code_path", info.code_path);
     benchmark::AddCustomContext(key + ".codec", info.codec);
+    benchmark::AddCustomContext(key + ".kdf", info.kdf);
     const std::string& ref = references.at(name);
     benchmark::AddCustomContext(key + ".verified_against",
                                 ref != name ? ref
@@ -250,25 +253,54 @@ struct Shared {
 // Ctrl-C: the benchmark running finishes, the rest are skipped quickly, and
 // the JSON is completed, so what finished stays usable. A second Ctrl-C ends
 // the process at once.
-volatile std::sig_atomic_t g_interrupted = 0;
-std::atomic<int> g_skipped_by_interrupt{0};
+std::atomic<bool> g_interrupted{false};  // lock-free: safe to set in a signal handler
 
 void on_interrupt(int) {
-  if (g_interrupted) {
+  if (g_interrupted.load()) {
     std::signal(SIGINT, SIG_DFL);
     std::raise(SIGINT);
     return;
   }
-  g_interrupted = 1;
+  g_interrupted.store(true);
   constexpr char kMessage[] =
       "\ncryptobench: interrupted; finishing the current benchmark and writing what finished "
       "(Ctrl-C again to quit at once)\n";
   [[maybe_unused]] const auto written = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
 }
 
+// Google Benchmark calls a benchmark's function several times (to size the
+// iteration count, and once per repetition): after Ctrl-C, benchmarks that
+// had started go on, the others are skipped. Both are tracked by name.
+class RunLog {
+ public:
+  // start: false when the benchmark should be skipped.
+  bool start(const std::string& name) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (started_.count(name)) return true;
+    if (g_interrupted.load()) {
+      skipped_.insert(name);
+      return false;
+    }
+    started_.insert(name);
+    return true;
+  }
+  std::size_t skipped() const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return skipped_.size();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::set<std::string> started_, skipped_;
+};
+
+RunLog& run_log() {
+  static RunLog log;
+  return log;
+}
+
 void run_cell(benchmark::State& state, const Cell& cell, const Shared& shared) {
-  if (g_interrupted) {
-    if (state.thread_index() == 0) ++g_skipped_by_interrupt;
+  if (!run_log().start(cell.full_name())) {
     state.SkipWithError("not run: the run was interrupted");
     for (auto _ : state) {
     }
@@ -389,6 +421,23 @@ int run(int argc, char** argv) {
     min_time_flag = "--benchmark_min_time=" + std::to_string(suite.min_time_seconds);
     o.benchmark_args.push_back(min_time_flag.data());
   }
+  // Google Benchmark also takes its flags from BENCHMARK_<FLAG> variables;
+  // turn those into arguments so they get the same checks and handling.
+  std::vector<std::string> env_flags;
+  for (const char* name :
+       {"repetitions", "min_time", "min_warmup_time", "out", "out_format", "filter", "format"}) {
+    std::string var = std::string("BENCHMARK_") + name;
+    for (char& c : var) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const char* value = std::getenv(var.c_str());
+    if (value == nullptr) continue;
+    const std::string flag = std::string("--benchmark_") + name;
+    if (!has_flag(o.benchmark_args, flag)) env_flags.push_back(flag + "=" + value);
+    unsetenv(var.c_str());
+  }
+  // Inserted right after argv[0], so explicit arguments still come later.
+  o.benchmark_args.insert(o.benchmark_args.begin() + 1, env_flags.size(), nullptr);
+  for (std::size_t k = 0; k < env_flags.size(); ++k) o.benchmark_args[1 + k] = env_flags[k].data();
+
   // Google Benchmark 1.7.1 crashes on some values (a negative repetition count
   // aborts in vector::reserve): check the numeric flags first.
   const auto check_number = [&](const std::string& flag, double low, double high) {
@@ -407,11 +456,16 @@ int run(int argc, char** argv) {
   check_number("--benchmark_min_warmup_time", 0, 3600);
 
   // --benchmark_out is written under a temporary name and renamed once the
-  // JSON is complete, so no half-written file ever replaces a good one.
+  // JSON is complete, so no half-written file ever replaces a good one. The
+  // last occurrence wins, as in Google Benchmark.
   std::string out_file, partial_flag;
+  char** last_out = nullptr;
+  for (char*& arg : o.benchmark_args) {
+    if (std::string(arg).rfind("--benchmark_out=", 0) == 0) last_out = &arg;
+  }
   for (char*& arg : o.benchmark_args) {
     const std::string a = arg;
-    if (a.rfind("--benchmark_out=", 0) == 0) {
+    if (&arg == last_out) {
       out_file = a.substr(std::string("--benchmark_out=").size());
       if (out_file.empty()) usage_error("--benchmark_out needs a file name");
       const std::string dir = out_file.find('/') == std::string::npos
@@ -503,28 +557,35 @@ int run(int argc, char** argv) {
 #endif
   benchmark::Shutdown();
   if (!out_file.empty()) {
+    // Nothing ran (--benchmark_list_tests only lists, though Google Benchmark
+    // returns the count): keep the previous file.
     const std::string partial = out_file + ".partial";
-    if (std::rename(partial.c_str(), out_file.c_str()) != 0) {
+    const std::string listing = flag_value(benchmark_args_copy, "--benchmark_list_tests");
+    const bool only_listed = has_flag(benchmark_args_copy, "--benchmark_list_tests") &&
+                             listing != "false" && listing != "0";
+    if (ran == 0 || only_listed) {
+      std::remove(partial.c_str());
+    } else if (std::rename(partial.c_str(), out_file.c_str()) != 0) {
       std::fprintf(stderr, "cryptobench: cannot rename %s to %s\n", partial.c_str(),
                    out_file.c_str());
       return 1;
     }
   }
-  if (g_interrupted) {
-    const int skipped = g_skipped_by_interrupt.load();
-    std::fprintf(stderr,
-                 "cryptobench: interrupted: %zu of %zu benchmarks finished%s%s; the %d not run are "
-                 "marked \"not run: the run was interrupted\"\n",
-                 ran - static_cast<std::size_t>(skipped), ran,
-                 out_file.empty() ? "" : ", results in ", out_file.c_str(), skipped);
-    return 130;
-  }
   const std::vector<std::string> failures = failure_log().all();
   if (!failures.empty()) {
     std::fprintf(stderr, "cryptobench: %zu benchmark(s) FAILED:\n", failures.size());
     for (const std::string& f : failures) std::fprintf(stderr, "  %s\n", f.c_str());
-    return 1;
   }
+  if (g_interrupted.load()) {
+    const std::size_t skipped = std::min(run_log().skipped(), ran);
+    std::fprintf(
+        stderr,
+        "cryptobench: interrupted: %zu of %zu benchmarks finished%s%s; the %zu not run are "
+        "marked \"not run: the run was interrupted\"\n",
+        ran - skipped, ran, out_file.empty() ? "" : ", results in ", out_file.c_str(), skipped);
+    return 130;
+  }
+  if (!failures.empty()) return 1;
   if (ran != *selected) {
     std::fprintf(stderr, "cryptobench: ran %zu of the %zu benchmarks the filter selects\n", ran,
                  *selected);

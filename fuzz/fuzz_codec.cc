@@ -25,8 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const Result reference = project_codec().decode(encoding, text, expected);
   if (reference.ok()) {
     std::string again(encoded_size(encoding, reference.size), '\0');
-    const Result r = project_codec().encode(
-        encoding, {expected.data(), reference.size}, {again.data(), again.size()});
+    const Result r = project_codec().encode(encoding, {expected.data(), reference.size},
+                                            {again.data(), again.size()});
     // Hex decoding accepts either case; compare case-insensitively there.
     std::string lowered(text);
     if (encoding == Encoding::kHex) {
@@ -38,8 +38,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<std::uint8_t> out(decode_capacity(encoding, text.size()));
     const Result r = backend->codec().decode(encoding, text, out);
     if (r.ok() != reference.ok()) std::abort();
-    if (r.ok() && (r.size != reference.size ||
-                   !std::equal(out.begin(), out.begin() + static_cast<long>(r.size), expected.begin()))) {
+    if (r.ok() &&
+        (r.size != reference.size ||
+         !std::equal(out.begin(), out.begin() + static_cast<long>(r.size), expected.begin()))) {
       std::abort();
     }
   }

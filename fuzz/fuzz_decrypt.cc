@@ -36,12 +36,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const Result r = cipher->decrypt(Padding::kPkcs7, iv, ct, out);
     if (!r.ok()) {
       // No plaintext left: either untouched or wiped.
-      const bool untouched = std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xa5; });
+      const bool untouched =
+          std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xa5; });
       const bool wiped = std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0; });
       if (!untouched && !wiped) std::abort();
       out.clear();
     } else {
       out.resize(r.size);
+    }
+    // In place must give the same verdict and plaintext.
+    std::vector<std::uint8_t> inplace(ct.begin(), ct.end());
+    const Result r2 = cipher->decrypt(Padding::kPkcs7, iv, inplace, inplace);
+    if (r2.error != r.error || (r2.ok() && !std::equal(out.begin(), out.end(), inplace.begin()))) {
+      std::abort();
     }
     if (first) {
       agreed = r;

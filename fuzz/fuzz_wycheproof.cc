@@ -1,5 +1,5 @@
 // fuzz_wycheproof: the Wycheproof JSON reader on arbitrary text: a clear
-// VectorFileError or a file with cases, never a crash.
+// VectorFileError or a file of runnable cases, never a crash.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -11,7 +11,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const WycheproofFile file =
         parse_wycheproof("fuzz.json", std::string(reinterpret_cast<const char*>(data), size));
-    if (file.cases.empty()) std::abort();  // the reader promises at least one case
+    if (file.cases.empty()) std::abort();
+    // Every case the reader hands out must be runnable as AES-CBC.
+    for (const WycheproofCase& c : file.cases) {
+      if (c.key.size() != 16 && c.key.size() != 24 && c.key.size() != 32) std::abort();
+      if (c.iv.size() != 16) std::abort();
+    }
   } catch (const VectorFileError&) {
   }
   return 0;

@@ -49,9 +49,11 @@ class AesCipher {
   Result encrypt(Padding padding, Bytes iv, Bytes in, MutableBytes out);
 
   // decrypt: in.size() a multiple of 16 (and not 0 with kPkcs7); `out` needs
-  // in.size() bytes. With kPkcs7 the padding check is constant-time; on a
-  // bad padding the whole output is wiped and kBadPadding returned, so no
-  // plaintext is ever handed out. Returns the plaintext length.
+  // in.size() bytes. With kPkcs7, on a bad padding the whole output is wiped
+  // and kBadPadding returned, so no plaintext is ever handed out. The padding
+  // check itself is constant-time; whether the whole call is depends on the
+  // backend's decrypt_padded (the default wipes only on failure).
+  // Returns the plaintext length.
   Result decrypt(Padding padding, Bytes iv, Bytes in, MutableBytes out);
 
  protected:

@@ -20,7 +20,8 @@ class KeyDeriver {
   // hmac_sha256: `out` receives the first out.size() (1..32) bytes of
   // HMAC-SHA256(secret, message).
   virtual Error hmac_sha256(Bytes secret, Bytes message, MutableBytes out) = 0;
-  // pbkdf2_sha256: PBKDF2 with HMAC-SHA256, out.size() bytes (1..64 here).
+  // pbkdf2_sha256: PBKDF2 with HMAC-SHA256, out.size() bytes (1..64 here);
+  // 0 iterations is an error on every backend.
   virtual Error pbkdf2_sha256(Bytes password, Bytes salt, unsigned iterations,
                               MutableBytes out) = 0;
 };

@@ -56,16 +56,24 @@ std::unique_ptr<AesBackend> open_backend(std::string_view name) {
 }
 
 std::unique_ptr<KeyDeriver> library_key_deriver(std::string* library) {
-  for (const char* name : {"openssl", "cryptopp", "botan"}) {
-    const BackendEntry* entry = find_backend(name);
-    if (entry != nullptr && unusable_reason(*entry).empty()) {
-      const auto backend = entry->open();
-      *library = backend->info().library;
-      return backend->make_key_deriver();
+  // Chosen and opened once: callers may ask for a deriver on every operation.
+  struct Choice {
+    std::unique_ptr<AesBackend> backend;
+    std::string library;
+  };
+  static const Choice choice = [] {
+    for (const char* name : {"openssl", "cryptopp", "botan"}) {
+      const BackendEntry* entry = find_backend(name);
+      if (entry != nullptr && unusable_reason(*entry).empty()) {
+        Choice c{entry->open(), ""};
+        c.library = c.backend->info().library;
+        return c;
+      }
     }
-  }
-  library->clear();
-  return nullptr;
+    return Choice{};
+  }();
+  *library = choice.library;
+  return choice.backend ? choice.backend->make_key_deriver() : nullptr;
 }
 
 std::vector<std::string> usable_backend_names() {

@@ -27,6 +27,12 @@ def main():
     args = [binary, "--benchmark_filter=threads:1$", "--benchmark_min_time=0.05",
             f"--benchmark_out={out}", "--benchmark_out_format=json"]
 
+    # Only listing must not touch the previous file either.
+    subprocess.run([binary, "--benchmark_list_tests", f"--benchmark_out={out}"],
+                   stdout=subprocess.DEVNULL, check=True)
+    if open(out).read() != "GOOD" or os.path.exists(out + ".partial"):
+        fail("--benchmark_list_tests replaced the previous output file")
+
     # Killed outright: the previous file must survive untouched.
     p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1.5)
@@ -53,8 +59,32 @@ def main():
         fail("a benchmark failed for another reason than the interruption")
     if any(not b.get("bytes_per_second", 0) > 0 for b in finished):
         fail("a finished benchmark lacks its figures")
-    print(f"PASS: interrupted after {len(finished)} finished benchmarks; "
-          f"{len(skipped)} marked not run; JSON complete")
+    if os.path.exists(out + ".partial"):
+        fail("a .partial file was left behind")
+    summary = [line for line in err.splitlines() if "interrupted:" in line][-1]
+    said_finished = int(summary.split("interrupted: ")[1].split(" of ")[0])
+    if said_finished != len(finished):
+        fail(f"the run says {said_finished} finished, the JSON has {len(finished)}")
+
+    # With repetitions, and a slow benchmark interrupted while it runs: it
+    # must still finish (Google Benchmark calls it several times).
+    slow = [binary, "--suite=seed002-keys", "--benchmark_filter=keysetup/backend:openssl/.*pbkdf2",
+            "--benchmark_repetitions=2", "--benchmark_min_time=1", f"--benchmark_out={out}",
+            "--benchmark_out_format=json"]
+    p = subprocess.Popen(slow, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=300)
+    doc = json.load(open(out))
+    names = {b["run_name"] for b in doc["benchmarks"] if not b.get("error_occurred")}
+    if p.returncode != 130 or not names:
+        fail(f"the benchmark running at Ctrl-C did not finish (exit {p.returncode})\n{err[-500:]}")
+    summary = [line for line in err.splitlines() if "interrupted:" in line][-1]
+    said_finished, said_total = summary.split("interrupted: ")[1].split(" benchmarks")[0].split(" of ")
+    if int(said_finished) > int(said_total) or int(said_total) > 2:
+        fail(f"nonsense counts: {summary}")
+    print(f"PASS: interrupted after {len(finished)} finished benchmarks; {len(skipped)} marked "
+          f"not run; JSON complete; a running benchmark with repetitions finished ({summary.strip()})")
 
 
 if __name__ == "__main__":

@@ -40,6 +40,17 @@ TEST_P(KdfTest, HmacSha256Rfc4231) {
   EXPECT_EQ(hex(truncated), "5bdcc146bf60754e6a042426089575c7");
 }
 
+TEST_P(KdfTest, EmptyKeyAndZeroIterations) {
+  auto kdf = backend().make_key_deriver();
+  ASSERT_NE(kdf, nullptr);
+  ByteVector out(32);
+  // Key the deriver first, so a backend that kept the previous key shows.
+  ASSERT_EQ(kdf->hmac_sha256(bytes("Jefe"), bytes("x"), out), Error::kNone);
+  ASSERT_EQ(kdf->hmac_sha256({}, {}, out), Error::kNone);
+  EXPECT_EQ(hex(out), "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad");
+  EXPECT_NE(kdf->pbkdf2_sha256(bytes("password"), bytes("salt"), 0, out), Error::kNone);
+}
+
 TEST_P(KdfTest, Pbkdf2HmacSha256Vectors) {
   auto kdf = backend().make_key_deriver();
   ASSERT_NE(kdf, nullptr);

@@ -66,8 +66,8 @@ class AesniBackend final : public AesBackend {
   }
   const TextCodec& codec() const override { return project_codec(); }
   std::unique_ptr<KeyDeriver> make_key_deriver() const override {
-    std::string library;
-    return library_key_deriver(&library);
+    std::string unused;
+    return library_key_deriver(&unused);
   }
 };
 

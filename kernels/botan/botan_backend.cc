@@ -144,6 +144,7 @@ class BotanKeyDeriver final : public KeyDeriver {
     return Error::kNone;
   }
   Error pbkdf2_sha256(Bytes password, Bytes salt, unsigned iterations, MutableBytes out) override {
+    if (iterations == 0) return Error::kLibraryFailure;
     try {
       if (!pbkdf2_ || iterations != iterations_) {
         pbkdf2_ = Botan::PasswordHashFamily::create_or_throw("PBKDF2(SHA-256)")

@@ -128,6 +128,7 @@ class CryptoppKeyDeriver final : public KeyDeriver {
     return Error::kNone;
   }
   Error pbkdf2_sha256(Bytes password, Bytes salt, unsigned iterations, MutableBytes out) override {
+    if (iterations == 0) return Error::kLibraryFailure;  // Crypto++ would quietly run one
     try {
       pbkdf2_.DeriveKey(out.data(), out.size(), 0, password.data(), password.size(), salt.data(),
                         salt.size(), iterations);

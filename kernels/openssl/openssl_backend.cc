@@ -194,6 +194,8 @@ class OpensslCodec final : public TextCodec {
 // OpenSSL's MAC API with one reusable HMAC context; PBKDF2 through
 // PKCS5_PBKDF2_HMAC with SHA-256 fetched once.
 class OpensslKeyDeriver final : public KeyDeriver {
+  static constexpr unsigned char kEmptyKey[1] = {0};
+
  public:
   OpensslKeyDeriver() {
     static EVP_MAC* const hmac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
@@ -214,7 +216,9 @@ class OpensslKeyDeriver final : public KeyDeriver {
     unsigned char mac[kSha256Size];
     std::size_t length = 0;
     if (ctx_ == nullptr || out.size() > kSha256Size ||
-        EVP_MAC_init(ctx_, secret.data(), secret.size(), nullptr) != 1 ||
+        // A null key would make EVP_MAC_init keep the previous one.
+        EVP_MAC_init(ctx_, secret.empty() ? kEmptyKey : secret.data(), secret.size(), nullptr) !=
+            1 ||
         EVP_MAC_update(ctx_, message.data(), message.size()) != 1 ||
         EVP_MAC_final(ctx_, mac, &length, sizeof mac) != 1 || length != kSha256Size) {
       return Error::kLibraryFailure;
@@ -224,7 +228,7 @@ class OpensslKeyDeriver final : public KeyDeriver {
   }
   Error pbkdf2_sha256(Bytes password, Bytes salt, unsigned iterations, MutableBytes out) override {
     static const EVP_MD* const sha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
-    if (sha256 == nullptr ||
+    if (sha256 == nullptr || iterations == 0 ||
         PKCS5_PBKDF2_HMAC(reinterpret_cast<const char*>(password.data()),
                           static_cast<int>(password.size()), salt.data(),
                           static_cast<int>(salt.size()), static_cast<int>(iterations), sha256,

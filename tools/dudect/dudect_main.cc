@@ -73,8 +73,12 @@ Measurement measure(const AesBackend& backend, std::size_t samples, std::mt19937
     if (classes[i] == 0) {  // valid padding of a random length
       const std::size_t pad = 1 + rng() % kAesBlockSize;
       std::memset(plain + kSize - pad, static_cast<int>(pad), pad);
-    } else {  // invalid padding: a last byte of 0 or above 16
+    } else if (rng() % 2) {  // invalid: a last byte of 0 or above 16
       plain[kSize - 1] = static_cast<std::uint8_t>(rng() % 2 ? 0 : 17 + rng() % 239);
+    } else {  // invalid: a plausible length whose earlier padding bytes are wrong
+      const std::size_t pad = 2 + rng() % (kAesBlockSize - 1);
+      std::memset(plain + kSize - pad, static_cast<int>(pad), pad);
+      plain[kSize - 1 - rng() % (pad - 1) - 1] ^= static_cast<std::uint8_t>(1 + rng() % 255);
     }
     (void)cipher->encrypt(Padding::kNone, iv, {plain, kSize}, {ct, kSize});
   }

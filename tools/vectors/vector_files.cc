@@ -94,6 +94,8 @@ RspFile parse_rsp(const std::string& name, const std::string& text) {
       constexpr std::string_view kTag = "AESVS ";
       const auto at = line.find(kTag);
       if (at != std::string_view::npos) {
+        // One header per file: a second one would retype records already read.
+        if (have_header) fail(name, line_no, "a second '# AESVS' header");
         std::istringstream words{std::string(line.substr(at + kTag.size()))};
         std::string type, test, data, for_word, mode;
         words >> type >> test >> data >> for_word >> mode;
@@ -222,6 +224,10 @@ WycheproofFile parse_wycheproof(const std::string& name, const std::string& text
           bad(where + ": result must be valid or invalid");
         c.valid = result == "valid";
         if (c.key.size() * 8 != key_bits) bad(where + ": key length disagrees with keySize");
+        if (c.key.size() != 16 && c.key.size() != 24 && c.key.size() != 32) {
+          bad(where + ": an AES key is 16, 24 or 32 bytes");
+        }
+        if (c.iv.size() != 16) bad(where + ": the IV must be 16 bytes");
         file.cases.push_back(std::move(c));
       }
     }
