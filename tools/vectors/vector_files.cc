@@ -186,6 +186,16 @@ WycheproofFile parse_wycheproof(const std::string& name, const std::string& text
     throw VectorFileError(name + ": not valid JSON (" + e.what() + ")");
   }
   const auto bad = [&](const std::string& m) { throw VectorFileError(name + ": " + m); };
+  // A whole, non-negative number of sane size: nlohmann's get<> on a float
+  // such as 3e87 would be undefined behaviour (found by fuzz_wycheproof).
+  const auto count = [&](const nlohmann::json& object, const char* key, const std::string& where) {
+    const nlohmann::json& value = object.at(key);
+    if (!value.is_number_integer() || value.get<std::int64_t>() < 0 ||
+        value.get<std::int64_t>() > 1'000'000'000) {
+      bad(where + ": '" + key + "' is not a whole number from 0 to 10^9");
+    }
+    return static_cast<std::size_t>(value.get<std::int64_t>());
+  };
   // Every key the test consumes or knowingly skips; anything else is an error.
   const auto check_keys = [&](const nlohmann::json& object,
                               std::initializer_list<const char*> known, const std::string& where) {
@@ -204,14 +214,14 @@ WycheproofFile parse_wycheproof(const std::string& name, const std::string& text
     if (doc.value("algorithm", "") != "AES-CBC-PKCS5") {
       bad("not an AES-CBC-PKCS5 Wycheproof file (\"algorithm\" is not \"AES-CBC-PKCS5\")");
     }
-    const auto declared = doc.at("numberOfTests").get<std::size_t>();
+    const std::size_t declared = count(doc, "numberOfTests", "top level");
     for (const auto& group : doc.at("testGroups")) {
       check_keys(group, {"type", "source", "keySize", "ivSize", "tests"}, "test group");
-      const auto key_bits = group.at("keySize").get<std::size_t>();
-      if (group.at("ivSize").get<std::size_t>() != 128) bad("test group: ivSize is not 128");
+      const std::size_t key_bits = count(group, "keySize", "test group");
+      if (count(group, "ivSize", "test group") != 128) bad("test group: ivSize is not 128");
       for (const auto& t : group.at("tests")) {
         WycheproofCase c;
-        c.tc_id = t.at("tcId").get<int>();
+        c.tc_id = static_cast<int>(count(t, "tcId", "a test"));
         const std::string where = "tcId " + std::to_string(c.tc_id);
         check_keys(t, {"tcId", "comment", "flags", "key", "iv", "msg", "ct", "result"}, where);
         c.comment = t.value("comment", "");
