@@ -1,12 +1,20 @@
 #include "benchmarks/suites.h"
 
-#include <initializer_list>
 #include <utility>
 
 namespace cryptobench::bench {
 namespace {
 
 constexpr std::size_t kMiB = 1024 * 1024;
+constexpr Op kDataOps[] = {Op::kEncrypt, Op::kDecrypt, Op::kRoundtrip};
+constexpr Encoding kCodecs[] = {Encoding::kNone, Encoding::kBase64, Encoding::kHex};
+constexpr bool kPools[] = {false, true};
+
+// The key-handling modes beyond a cached schedule, as (mode, PBKDF2 iterations).
+const std::vector<std::pair<KeyHandling, unsigned>> kKeyModes = {{KeyHandling::kPerOp, 0},
+                                                                 {KeyHandling::kHmac, 0},
+                                                                 {KeyHandling::kPbkdf2, 1000},
+                                                                 {KeyHandling::kPbkdf2, 10000}};
 
 // Thread counts 1, 2, 4, ... up to and including 2 x cores.
 std::vector<int> thread_ladder(int cores) {
@@ -16,30 +24,22 @@ std::vector<int> thread_ladder(int cores) {
   return threads;
 }
 
-// over: calls f for each value; nested calls spell out a cartesian product.
-template <typename T, typename F>
-void over(std::initializer_list<T> values, F&& f) {
-  for (const T& v : values) f(v);
-}
-
 std::vector<Cell> seed000(const std::vector<std::string>& backends, int cores) {
   std::vector<Cell> cells;
   for (const std::string& backend : backends) {
-    over({false, true}, [&](bool pool) {
+    for (const bool pool : kPools) {
       for (int threads = 1; threads <= 2 * cores; ++threads) {
-        Cell c;
-        c.scenario = "seed000";
-        c.backend = backend;
-        c.op = Op::kRoundtrip;
-        c.size = 100;
-        c.codec = Encoding::kBase64;
-        c.pool = pool;
-        c.key = KeyHandling::kPerOp;
-        c.payload = Payload::kSeed000Message;
-        c.threads = threads;
-        cells.push_back(c);
+        cells.push_back({.scenario = "seed000",
+                         .backend = backend,
+                         .op = Op::kRoundtrip,
+                         .size = 100,
+                         .codec = Encoding::kBase64,
+                         .pool = pool,
+                         .key = KeyHandling::kPerOp,
+                         .threads = threads,
+                         .payload = Payload::kSeed000Message});
       }
-    });
+    }
   }
   return cells;
 }
@@ -48,24 +48,23 @@ std::vector<Cell> quick(const std::vector<std::string>& backends, int cores) {
   // The seed-000 thread sweep, so the default run's report has its curve.
   std::vector<Cell> cells = seed000(backends, cores);
   for (const std::string& backend : backends) {
-    over({Op::kEncrypt, Op::kDecrypt, Op::kRoundtrip}, [&](Op op) {
-      over({Encoding::kNone, Encoding::kBase64, Encoding::kHex}, [&](Encoding codec) {
-        over({false, true}, [&](bool pool) {
-          over<std::size_t>({16, 256, 4096, 16384, 65536, kMiB}, [&](std::size_t size) {
-            over({1, 2}, [&](int threads) {
-              Cell c;
-              c.backend = backend;
-              c.op = op;
-              c.codec = codec;
-              c.pool = pool;
-              c.size = size;
-              c.threads = threads;
-              cells.push_back(c);
-            });
-          });
-        });
-      });
-    });
+    for (const Op op : kDataOps) {
+      for (const Encoding codec : kCodecs) {
+        for (const bool pool : kPools) {
+          for (const std::size_t size : {std::size_t{16}, std::size_t{256}, std::size_t{4096},
+                                         std::size_t{16384}, std::size_t{65536}, kMiB}) {
+            for (const int threads : {1, 2}) {
+              cells.push_back({.backend = backend,
+                               .op = op,
+                               .size = size,
+                               .codec = codec,
+                               .pool = pool,
+                               .threads = threads});
+            }
+          }
+        }
+      }
+    }
   }
   return cells;
 }
@@ -74,24 +73,16 @@ std::vector<Cell> seed002(const std::vector<std::string>& backends, int cores) {
   std::vector<Cell> cells;
   for (const std::string& backend : backends) {
     for (const int threads : thread_ladder(cores)) {
-      Cell c;
-      c.scenario = "seed002";
-      c.backend = backend;
-      c.key_bytes = 32;
-      c.op = Op::kRoundtrip;
-      c.size = kMiB;
-      c.threads = threads;
-      cells.push_back(c);
+      cells.push_back({.scenario = "seed002",
+                       .backend = backend,
+                       .key_bytes = 32,
+                       .op = Op::kRoundtrip,
+                       .size = kMiB,
+                       .threads = threads});
     }
   }
   return cells;
 }
-
-// The key-handling modes beyond a cached schedule, as (mode, PBKDF2 iterations).
-const std::vector<std::pair<KeyHandling, unsigned>> kKeyModes = {{KeyHandling::kPerOp, 0},
-                                                                 {KeyHandling::kHmac, 0},
-                                                                 {KeyHandling::kPbkdf2, 1000},
-                                                                 {KeyHandling::kPbkdf2, 10000}};
 
 std::vector<Cell> seed002_keys(const std::vector<std::string>& backends, int /*cores*/) {
   std::vector<Cell> cells;
@@ -102,28 +93,44 @@ std::vector<Cell> seed002_keys(const std::vector<std::string>& backends, int /*c
       std::vector<std::pair<KeyHandling, unsigned>> modes = {{KeyHandling::kCached, 0}};
       modes.insert(modes.end(), kKeyModes.begin(), kKeyModes.end());
       for (const auto& [key, iterations] : modes) {
-        Cell c;
-        c.scenario = "seed002";
-        c.backend = backend;
-        c.key_bytes = 32;
-        c.op = Op::kRoundtrip;
-        c.size = size;
-        c.key = key;
-        c.pbkdf2_iterations = iterations;
-        cells.push_back(c);
+        cells.push_back({.scenario = "seed002",
+                         .backend = backend,
+                         .key_bytes = 32,
+                         .op = Op::kRoundtrip,
+                         .size = size,
+                         .key = key,
+                         .pbkdf2_iterations = iterations});
       }
     }
     // The key setup alone: derivation (if any) and both AES-256 key schedules.
     for (const auto& [key, iterations] : kKeyModes) {
-      Cell c;
-      c.scenario = "keysetup";
-      c.backend = backend;
-      c.key_bytes = 32;
-      c.op = Op::kSetKey;
-      c.pool = true;
-      c.key = key;
-      c.pbkdf2_iterations = iterations;
-      cells.push_back(c);
+      cells.push_back({.scenario = "keysetup",
+                       .backend = backend,
+                       .key_bytes = 32,
+                       .op = Op::kSetKey,
+                       .pool = true,
+                       .key = key,
+                       .pbkdf2_iterations = iterations});
+    }
+  }
+  return cells;
+}
+
+std::vector<Cell> seed003(const std::vector<std::string>& backends, int /*cores*/) {
+  std::vector<Cell> cells;
+  for (const std::string& backend : backends) {
+    for (const Encoding codec : kCodecs) {
+      for (const bool pool : kPools) {
+        for (std::size_t size = 10; size <= 1000000; size *= 10) {
+          cells.push_back({.scenario = "seed003",
+                           .backend = backend,
+                           .mode = Mode::kEcb,
+                           .op = Op::kEncrypt,
+                           .size = size,
+                           .codec = codec,
+                           .pool = pool});
+        }
+      }
     }
   }
   return cells;
@@ -134,37 +141,13 @@ std::vector<Cell> seed004(const std::vector<std::string>& backends, int /*cores*
   for (const std::string& backend : backends) {
     for (const std::size_t size : {std::size_t{65536}, kMiB}) {
       for (const Op op : {Op::kEncrypt, Op::kEncryptLog}) {
-        Cell c;
-        c.scenario = "seed004";
-        c.backend = backend;
-        c.op = op;
-        c.size = size;
-        c.codec = Encoding::kBase64;
-        cells.push_back(c);
+        cells.push_back({.scenario = "seed004",
+                         .backend = backend,
+                         .op = op,
+                         .size = size,
+                         .codec = Encoding::kBase64});
       }
     }
-  }
-  return cells;
-}
-
-std::vector<Cell> seed003(const std::vector<std::string>& backends, int /*cores*/) {
-  std::vector<Cell> cells;
-  for (const std::string& backend : backends) {
-    over({Encoding::kNone, Encoding::kBase64, Encoding::kHex}, [&](Encoding codec) {
-      over({false, true}, [&](bool pool) {
-        for (std::size_t size = 10; size <= 1000000; size *= 10) {
-          Cell c;
-          c.scenario = "seed003";
-          c.backend = backend;
-          c.mode = Mode::kEcb;
-          c.op = Op::kEncrypt;
-          c.size = size;
-          c.codec = codec;
-          c.pool = pool;
-          cells.push_back(c);
-        }
-      });
-    });
   }
   return cells;
 }
@@ -175,7 +158,7 @@ std::vector<Cell> full(const std::vector<std::string>& backends, int cores) {
   for (const std::string& backend : backends) {
     for (const Mode mode : {Mode::kEcb, Mode::kCbc}) {
       for (const std::size_t key_bytes : {16, 24, 32}) {
-        for (const Op op : {Op::kEncrypt, Op::kDecrypt, Op::kRoundtrip}) {
+        for (const Op op : kDataOps) {
           // Derived keys change every operation: decrypt has no fixed input for them.
           std::vector<std::pair<KeyHandling, unsigned>> modes = {{KeyHandling::kCached, 0}};
           for (const auto& mode_and_iterations : kKeyModes) {
@@ -184,22 +167,20 @@ std::vector<Cell> full(const std::vector<std::string>& backends, int cores) {
             }
           }
           for (const std::size_t size : {16, 64, 107, 256, 1024, 4096, 16384, 65536, 1 << 20}) {
-            for (const Encoding codec : {Encoding::kNone, Encoding::kBase64, Encoding::kHex}) {
-              for (const bool pool : {false, true}) {
+            for (const Encoding codec : kCodecs) {
+              for (const bool pool : kPools) {
                 for (const auto& [key, iterations] : modes) {
                   for (const int threads : threads_list) {
-                    Cell c;
-                    c.backend = backend;
-                    c.mode = mode;
-                    c.key_bytes = key_bytes;
-                    c.op = op;
-                    c.size = size;
-                    c.codec = codec;
-                    c.pool = pool;
-                    c.key = key;
-                    c.pbkdf2_iterations = iterations;
-                    c.threads = threads;
-                    cells.push_back(c);
+                    cells.push_back({.backend = backend,
+                                     .mode = mode,
+                                     .key_bytes = key_bytes,
+                                     .op = op,
+                                     .size = size,
+                                     .codec = codec,
+                                     .pool = pool,
+                                     .key = key,
+                                     .pbkdf2_iterations = iterations,
+                                     .threads = threads});
                   }
                 }
               }
