@@ -157,13 +157,16 @@ void list_backends() {
   for (const BackendEntry* entry : compiled_backends()) {
     const std::string why = unusable_reason(*entry);
     if (!why.empty()) {
-      std::printf("%-9s UNUSABLE here: %s\n", entry->name, why.c_str());
+      std::printf("%-9s %s\n          UNUSABLE here: %s\n", entry->name, entry->summary,
+                  why.c_str());
       continue;
     }
     const BackendInfo info = entry->open()->info();
-    std::printf("%-9s %s %s\n          code path: %s\n          codec: %s\n          kdf: %s\n",
-                entry->name, info.library.c_str(), info.version.c_str(), info.code_path.c_str(),
-                info.codec.c_str(), info.kdf.c_str());
+    std::printf(
+        "%-9s %s\n          %s %s\n          code path: %s\n          codec: %s\n          kdf: "
+        "%s\n",
+        entry->name, entry->summary, info.library.c_str(), info.version.c_str(),
+        info.code_path.c_str(), info.codec.c_str(), info.kdf.c_str());
   }
 }
 

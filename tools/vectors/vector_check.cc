@@ -18,7 +18,7 @@ std::string hex(const std::uint8_t* data, std::size_t length) {
 
 class Recorder {
  public:
-  Recorder(FileReport& report) : report_(report) {}
+  explicit Recorder(FileReport& report) : report_(report) {}
   void pass() {
     ++report_.cases;
     ++report_.passed;
