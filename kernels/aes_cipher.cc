@@ -1,6 +1,7 @@
 #include "kernels/aes_cipher.h"
 
 #include <cstring>
+#include <typeinfo>
 
 namespace cryptobench {
 
@@ -83,6 +84,53 @@ Result AesCipher::decrypt_padded(const std::uint8_t* iv, const std::uint8_t* in,
     return Result::failure(Error::kBadPadding);
   }
   return Result::success(pad);
+}
+
+}  // namespace cryptobench
+
+namespace cryptobench {
+
+Error AesCipher::encrypt_batch(Padding padding, std::span<BatchMessage> messages) {
+  Error first = Error::kNone;
+  const auto reject = [&first](BatchMessage& m, Error e) {
+    m.result = Result::failure(e);
+    if (first == Error::kNone) first = e;
+  };
+  for (BatchMessage& m : messages) {
+    m.result = Result::failure(Error::kNone);
+    const AesCipher* key = m.key != nullptr ? m.key : this;
+    if (key->key_size_ == 0) {
+      reject(m, Error::kKeyNotSet);
+    } else if (typeid(*key) != typeid(*this) || key->mode_ != mode_ ||
+               key->key_size_ != key_size_) {
+      reject(m, Error::kKeyMismatch);
+    } else if (const Error e = check_iv(m.iv); e != Error::kNone) {
+      reject(m, e);
+    } else if (padding == Padding::kNone && m.in.size() % kAesBlockSize != 0) {
+      reject(m, Error::kInputLength);
+    } else if (m.out.size() <
+               (padding == Padding::kPkcs7 ? pkcs7_padded_size(m.in.size()) : m.in.size())) {
+      reject(m, Error::kOutputTooSmall);
+    }
+  }
+  if (first != Error::kNone) {
+    // Nothing is encrypted; the valid messages say so too.
+    for (BatchMessage& m : messages) {
+      if (m.result.error == Error::kNone) m.result = Result::failure(first);
+    }
+    return first;
+  }
+  encrypt_checked_batch(padding, messages);
+  for (BatchMessage& m : messages) {
+    if (m.result.error != Error::kNone) return m.result.error;
+  }
+  return Error::kNone;
+}
+
+void AesCipher::encrypt_checked_batch(Padding padding, std::span<BatchMessage> messages) {
+  for (BatchMessage& m : messages) {
+    m.result = (m.key != nullptr ? m.key : this)->encrypt(padding, m.iv, m.in, m.out);
+  }
 }
 
 }  // namespace cryptobench

@@ -30,6 +30,17 @@ using Block = std::array<std::uint8_t, kAesBlockSize>;
 
 std::string_view mode_name(Mode mode);  // "ecb" / "cbc"
 
+class AesCipher;
+
+// BatchMessage: one message of AesCipher::encrypt_batch.
+struct BatchMessage {
+  Bytes iv;
+  Bytes in;
+  MutableBytes out;
+  AesCipher* key = nullptr;  // this message's keyed cipher; nullptr: the batch cipher's key
+  Result result;             // written by encrypt_batch
+};
+
 class AesCipher {
  public:
   explicit AesCipher(Mode mode) : mode_(mode) {}
@@ -56,6 +67,15 @@ class AesCipher {
   // Returns the plaintext length.
   Result decrypt(Padding padding, Bytes iv, Bytes in, MutableBytes out);
 
+  // encrypt_batch: encrypts every message as encrypt() would, each with its
+  // own IV, under this cipher's key or the message's own `key` (a keyed
+  // cipher of the same backend, mode and key size). Every message is checked
+  // first: if any is invalid, none is encrypted, each result says what is
+  // wrong, and the first error is returned. Backends that can interleave
+  // independent messages (the hand-written ones, for CBC) do; the others
+  // encrypt one message after another.
+  Error encrypt_batch(Padding padding, std::span<BatchMessage> messages);
+
  protected:
   // schedule_key: key.size() is already validated.
   virtual Error schedule_key(Bytes key) = 0;
@@ -73,6 +93,9 @@ class AesCipher {
   // pass that does the same work either way.
   virtual Result decrypt_padded(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
                                 std::size_t blocks);
+  // encrypt_checked_batch: every message is valid (a null `key` means this
+  // cipher). The default encrypts them one by one.
+  virtual void encrypt_checked_batch(Padding padding, std::span<BatchMessage> messages);
 
  private:
   Error check_iv(Bytes iv) const;

@@ -22,6 +22,8 @@ std::string_view describe(Error error) {
       return "malformed Base64/hex text";
     case Error::kLibraryFailure:
       return "the cipher library reported a failure";
+    case Error::kKeyMismatch:
+      return "a batch message's key cipher is of another backend, mode or key size";
   }
   return "unknown error";
 }

@@ -18,6 +18,7 @@ enum class Error {
   kBadPadding,      // PKCS#7 check failed; the output has been wiped
   kBadEncoding,     // Base64/hex text malformed (character, length or padding)
   kLibraryFailure,  // the backing library reported an error
+  kKeyMismatch,     // a batch message's key is a cipher of another backend, mode or key size
 };
 
 // describe: a one-line, human-readable explanation of an error.

@@ -201,6 +201,108 @@ TEST_P(EquivalenceTest, RekeyingChangesTheResult) {
   EXPECT_EQ(a, c);
 }
 
+// encrypt_batch must equal one encrypt() per message, whatever the mix of
+// lengths, counts (fewer and more messages than lanes), shared or
+// per-message keys, and padding; and write nothing outside each output.
+TEST_P(EquivalenceTest, BatchEqualsOneEncryptionPerMessage) {
+  std::mt19937_64 rng(13);
+  for (const Mode mode : {Mode::kCbc, Mode::kEcb}) {
+    for (const std::size_t key_size : {16u, 24u, 32u}) {
+      for (const Padding padding : {Padding::kPkcs7, Padding::kNone}) {
+        for (const std::size_t count : {1u, 2u, 3u, 7u, 16u, 17u, 40u, 130u}) {
+          for (const bool per_message_key : {false, true}) {
+            SCOPED_TRACE(::testing::Message()
+                         << mode_name(mode) << " key " << key_size * 8 << " count " << count
+                         << (per_message_key ? " per-message keys" : " shared key")
+                         << (padding == Padding::kPkcs7 ? " pkcs7" : ""));
+            auto shared = backend().make_cipher(mode);
+            ASSERT_EQ(shared->set_key(random_bytes(rng, key_size)), Error::kNone);
+            std::vector<std::unique_ptr<AesCipher>> keys;
+            std::vector<ByteVector> plains, ivs;
+            std::vector<GuardedBuffer> outs;
+            std::vector<AesCipher*> key_for;
+            std::vector<BatchMessage> batch;
+            for (std::size_t i = 0; i < count; ++i) {
+              // Equal lengths mostly, with some short, empty and long ones.
+              std::size_t length = i % 5 == 3 ? rng() % 700 : 1024;
+              if (padding == Padding::kNone) length -= length % kAesBlockSize;
+              plains.push_back(random_bytes(rng, length));
+              ivs.push_back(mode == Mode::kCbc ? random_bytes(rng, kAesBlockSize) : ByteVector());
+              outs.emplace_back(padding == Padding::kPkcs7 ? pkcs7_padded_size(length) : length);
+              key_for.push_back(nullptr);
+              if (per_message_key && i % 3 != 0) {
+                keys.push_back(backend().make_cipher(mode));
+                ASSERT_EQ(keys.back()->set_key(random_bytes(rng, key_size)), Error::kNone);
+                key_for.back() = keys.back().get();
+              }
+            }
+            for (std::size_t i = 0; i < count; ++i) {
+              batch.push_back({ivs[i], plains[i], outs[i].span(), key_for[i], {}});
+            }
+            ASSERT_EQ(shared->encrypt_batch(padding, batch), Error::kNone);
+            for (std::size_t i = 0; i < count; ++i) {
+              AesCipher& key = batch[i].key != nullptr ? *batch[i].key : *shared;
+              ByteVector expected(outs[i].span().size());
+              const Result r = key.encrypt(padding, ivs[i], plains[i], expected);
+              ASSERT_TRUE(r.ok());
+              ASSERT_TRUE(batch[i].result.ok()) << "message " << i;
+              EXPECT_EQ(batch[i].result.size, r.size) << "message " << i;
+              EXPECT_EQ(outs[i].contents(r.size), expected) << "message " << i;
+              EXPECT_TRUE(outs[i].canaries_intact()) << "message " << i;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// A batch with one bad message encrypts nothing and says which is bad.
+TEST_P(EquivalenceTest, BatchWithABadMessageEncryptsNothing) {
+  std::mt19937_64 rng(17);
+  auto cipher = backend().make_cipher(Mode::kCbc);
+  ASSERT_EQ(cipher->set_key(random_bytes(rng, 16)), Error::kNone);
+  auto unkeyed = backend().make_cipher(Mode::kCbc);
+  auto ecb = backend().make_cipher(Mode::kEcb);
+  ASSERT_EQ(ecb->set_key(random_bytes(rng, 16)), Error::kNone);
+  auto longer_key = backend().make_cipher(Mode::kCbc);
+  ASSERT_EQ(longer_key->set_key(random_bytes(rng, 32)), Error::kNone);
+  std::unique_ptr<AesBackend> holder;
+  const AesBackend* other = reference_backend(GetParam(), holder);
+  std::unique_ptr<AesCipher> foreign;
+  if (other != nullptr) {
+    foreign = other->make_cipher(Mode::kCbc);
+    ASSERT_EQ(foreign->set_key(random_bytes(rng, 16)), Error::kNone);
+  }
+  const ByteVector iv = random_bytes(rng, 16), plain = random_bytes(rng, 100);
+  struct Case {
+    const char* what;
+    Bytes iv;
+    std::size_t out_size;
+    AesCipher* key;
+    Error expected;
+  };
+  std::vector<Case> cases = {
+      {"short IV", Bytes(iv).first(8), 112, nullptr, Error::kIvLength},
+      {"small output", iv, 100, nullptr, Error::kOutputTooSmall},
+      {"unkeyed cipher", iv, 112, unkeyed.get(), Error::kKeyNotSet},
+      {"ECB key cipher", iv, 112, ecb.get(), Error::kKeyMismatch},
+      {"AES-256 key cipher", iv, 112, longer_key.get(), Error::kKeyMismatch}};
+  if (foreign)
+    cases.push_back({"other backend's cipher", iv, 112, foreign.get(), Error::kKeyMismatch});
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    ByteVector good_out(112, 0xee), bad_out(c.out_size, 0xee);
+    std::vector<BatchMessage> batch = {{iv, plain, good_out, nullptr, {}},
+                                       {c.iv, plain, bad_out, c.key, {}}};
+    EXPECT_EQ(cipher->encrypt_batch(Padding::kPkcs7, batch), c.expected);
+    EXPECT_EQ(batch[1].result.error, c.expected);
+    EXPECT_FALSE(batch[0].result.ok());
+    EXPECT_EQ(good_out, ByteVector(112, 0xee)) << "a message was encrypted";
+    EXPECT_EQ(bad_out, ByteVector(c.out_size, 0xee));
+  }
+}
+
 CRYPTOBENCH_INSTANTIATE_FOR_BACKENDS(EquivalenceTest);
 
 }  // namespace

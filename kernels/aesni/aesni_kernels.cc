@@ -19,20 +19,12 @@
 
 #include <cstring>
 
-#include "kernels/pkcs7.h"
+#include "kernels/aesni/wide_kernels.h"
 
 namespace cryptobench::aesni {
 namespace {
 
-inline __m128i load(const std::uint8_t* p) {
-  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-}
-inline void store(std::uint8_t* p, __m128i v) {
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
-}
-inline __m128i load_key(const std::uint8_t (*keys)[16], int i) {
-  return _mm_load_si128(reinterpret_cast<const __m128i*>(keys[i]));
-}
+inline __m128i load(const std::uint8_t* p) { return load128(p); }
 
 // spread: w0, w0^w1, w0^w1^w2, w0^w1^w2^w3 (the running XOR of the previous
 // round key's words that each new word needs).
@@ -120,128 +112,6 @@ void expand192(const std::uint8_t* key, __m128i* rk) {
   for (int r = 0; r <= 12; ++r) rk[r] = _mm_load_si128(reinterpret_cast<const __m128i*>(w + 4 * r));
 }
 
-template <int Rounds>
-inline __m128i encrypt_block(const std::uint8_t (*rk)[16], __m128i b) {
-  b = _mm_xor_si128(b, load_key(rk, 0));
-  for (int r = 1; r < Rounds; ++r) b = _mm_aesenc_si128(b, load_key(rk, r));
-  return _mm_aesenclast_si128(b, load_key(rk, Rounds));
-}
-
-template <int Rounds>
-inline __m128i decrypt_block(const std::uint8_t (*dk)[16], __m128i b) {
-  b = _mm_xor_si128(b, load_key(dk, 0));
-  for (int r = 1; r < Rounds; ++r) b = _mm_aesdec_si128(b, load_key(dk, r));
-  return _mm_aesdeclast_si128(b, load_key(dk, Rounds));
-}
-
-constexpr std::size_t kLanes = 8;
-
-// Eight independent blocks through every round; `Enc` picks the direction.
-template <int Rounds, bool Enc>
-inline void crypt8(const std::uint8_t (*keys)[16], __m128i* b) {
-  const __m128i k0 = load_key(keys, 0);
-  for (std::size_t i = 0; i < kLanes; ++i) b[i] = _mm_xor_si128(b[i], k0);
-  for (int r = 1; r < Rounds; ++r) {
-    const __m128i k = load_key(keys, r);
-    for (std::size_t i = 0; i < kLanes; ++i) {
-      b[i] = Enc ? _mm_aesenc_si128(b[i], k) : _mm_aesdec_si128(b[i], k);
-    }
-  }
-  const __m128i kl = load_key(keys, Rounds);
-  for (std::size_t i = 0; i < kLanes; ++i) {
-    b[i] = Enc ? _mm_aesenclast_si128(b[i], kl) : _mm_aesdeclast_si128(b[i], kl);
-  }
-}
-
-// ecb: `keep` is ANDed into every output block: all ones normally, all zeros
-// to wipe while doing exactly the same work (constant-time PKCS#7 below).
-template <int Rounds, bool Enc>
-void ecb(const KeySchedule& ks, const std::uint8_t* in, std::uint8_t* out, std::size_t blocks,
-         __m128i keep) {
-  const auto* keys = Enc ? ks.enc : ks.dec;
-  __m128i b[kLanes];
-  for (; blocks >= kLanes; blocks -= kLanes, in += 16 * kLanes, out += 16 * kLanes) {
-    for (std::size_t i = 0; i < kLanes; ++i) b[i] = load(in + 16 * i);
-    crypt8<Rounds, Enc>(keys, b);
-    for (std::size_t i = 0; i < kLanes; ++i) store(out + 16 * i, _mm_and_si128(b[i], keep));
-  }
-  for (; blocks != 0; --blocks, in += 16, out += 16) {
-    const __m128i x =
-        Enc ? encrypt_block<Rounds>(keys, load(in)) : decrypt_block<Rounds>(keys, load(in));
-    store(out, _mm_and_si128(x, keep));
-  }
-}
-
-template <int Rounds>
-void cbc_enc(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
-             std::uint8_t* out, std::size_t blocks) {
-  __m128i chain = load(iv);
-  for (; blocks != 0; --blocks, in += 16, out += 16) {
-    chain = encrypt_block<Rounds>(ks.enc, _mm_xor_si128(load(in), chain));
-    store(out, chain);
-  }
-}
-
-template <int Rounds>
-void cbc_dec(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
-             std::uint8_t* out, std::size_t blocks, __m128i keep) {
-  __m128i chain = load(iv);
-  __m128i c[kLanes], b[kLanes];
-  // All ciphertext of a group is loaded before any plaintext is stored, so
-  // in-place decryption is safe.
-  for (; blocks >= kLanes; blocks -= kLanes, in += 16 * kLanes, out += 16 * kLanes) {
-    for (std::size_t i = 0; i < kLanes; ++i) b[i] = c[i] = load(in + 16 * i);
-    crypt8<Rounds, false>(ks.dec, b);
-    store(out, _mm_and_si128(_mm_xor_si128(b[0], chain), keep));
-    for (std::size_t i = 1; i < kLanes; ++i) {
-      store(out + 16 * i, _mm_and_si128(_mm_xor_si128(b[i], c[i - 1]), keep));
-    }
-    chain = c[kLanes - 1];
-  }
-  for (; blocks != 0; --blocks, in += 16, out += 16) {
-    const __m128i ct = load(in);
-    store(out, _mm_and_si128(_mm_xor_si128(decrypt_block<Rounds>(ks.dec, ct), chain), keep));
-    chain = ct;
-  }
-}
-
-// decrypt_padded: the last block first, its padding checked in constant time
-// (pkcs7.cc), then every block decrypted with stores masked by the verdict:
-// valid and invalid paddings do identical work and touch identical memory.
-template <int Rounds>
-std::size_t decrypt_padded(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
-                           std::uint8_t* out, std::size_t blocks) {
-  const std::uint8_t* last = in + 16 * (blocks - 1);
-  __m128i p = decrypt_block<Rounds>(ks.dec, load(last));
-  if (iv != nullptr) p = _mm_xor_si128(p, load(blocks > 1 ? last - 16 : iv));
-  alignas(16) std::uint8_t block[16];
-  store(block, p);
-  const std::uint64_t pad = pkcs7_padding_length(block);
-  secure_wipe(block, sizeof block);
-  const std::uint64_t valid = (pad | (0 - pad)) >> 63;  // 1 when pad != 0
-  const __m128i keep = _mm_set1_epi8(static_cast<char>(0 - static_cast<std::uint8_t>(valid)));
-  if (iv != nullptr) {
-    cbc_dec<Rounds>(ks, iv, in, out, blocks, keep);
-  } else {
-    ecb<Rounds, false>(ks, in, out, blocks, keep);
-  }
-  return pad;
-}
-
-// dispatch: calls F<10>, F<12> or F<14> for the schedule's round count.
-#define CRYPTOBENCH_DISPATCH_ROUNDS(rounds, call) \
-  switch (rounds) {                               \
-    case 10:                                      \
-      call(10);                                   \
-      break;                                      \
-    case 12:                                      \
-      call(12);                                   \
-      break;                                      \
-    default:                                      \
-      call(14);                                   \
-      break;                                      \
-  }
-
 }  // namespace
 
 void expand_key(const std::uint8_t* key, std::size_t key_size, KeySchedule* ks) {
@@ -263,41 +133,9 @@ void expand_key(const std::uint8_t* key, std::size_t key_size, KeySchedule* ks) 
   _mm_store_si128(reinterpret_cast<__m128i*>(ks->dec[n]), rk[0]);
 }
 
-void ecb_encrypt(const KeySchedule& ks, const std::uint8_t* in, std::uint8_t* out,
-                 std::size_t blocks) {
-#define CALL(R) ecb<R, true>(ks, in, out, blocks, _mm_set1_epi8(-1))
-  CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
-#undef CALL
-}
-
-void ecb_decrypt(const KeySchedule& ks, const std::uint8_t* in, std::uint8_t* out,
-                 std::size_t blocks) {
-#define CALL(R) ecb<R, false>(ks, in, out, blocks, _mm_set1_epi8(-1))
-  CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
-#undef CALL
-}
-
-void cbc_encrypt(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
-                 std::uint8_t* out, std::size_t blocks) {
-#define CALL(R) cbc_enc<R>(ks, iv, in, out, blocks)
-  CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
-#undef CALL
-}
-
-void cbc_decrypt(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
-                 std::uint8_t* out, std::size_t blocks){
-#define CALL(R) cbc_dec<R>(ks, iv, in, out, blocks, _mm_set1_epi8(-1))
-    CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
-#undef CALL
-}
-
-std::size_t decrypt_pkcs7(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
-                          std::uint8_t* out, std::size_t blocks) {
-  std::size_t pad = 0;
-#define CALL(R) pad = decrypt_padded<R>(ks, iv, in, out, blocks)
-  CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
-#undef CALL
-  return pad;
+const BlockKernels& xmm_kernels() {
+  static constexpr BlockKernels kTable = WideKernels<Xmm, kGroup>::table();
+  return kTable;
 }
 
 }  // namespace cryptobench::aesni

@@ -1,5 +1,5 @@
-// aesni_kernels.h: the hand-written AES-NI primitives. Only aesni_kernels.cc
-// is compiled with -maes; callers must check cpu_features().aesni first.
+// aesni_kernels.h: the hand-written AES primitives. Only the kernel files
+// are compiled with AES instructions; callers check cpu_features() first.
 #pragma once
 
 #include <cstddef>
@@ -20,19 +20,40 @@ struct KeySchedule {
 // expand_key: key_size is 16, 24 or 32 (validated by the caller).
 void expand_key(const std::uint8_t* key, std::size_t key_size, KeySchedule* schedule);
 
-void ecb_encrypt(const KeySchedule& ks, const std::uint8_t* in, std::uint8_t* out,
-                 std::size_t blocks);
-void ecb_decrypt(const KeySchedule& ks, const std::uint8_t* in, std::uint8_t* out,
-                 std::size_t blocks);
-void cbc_encrypt(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
-                 std::uint8_t* out, std::size_t blocks);
-void cbc_decrypt(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
-                 std::uint8_t* out, std::size_t blocks);
+// CbcLane: one message of a multi-buffer CBC encryption: `blocks` whole
+// blocks from `in`, then, when `final` is not null, that one block (the
+// padded end of the message); ciphertext to `out`. All lanes of one call use
+// schedules with the same number of rounds.
+struct CbcLane {
+  const KeySchedule* schedule;
+  const std::uint8_t* iv;
+  const std::uint8_t* in;
+  std::size_t blocks;
+  const std::uint8_t* final;
+  std::uint8_t* out;
+};
 
-// decrypt_pkcs7: ECB (iv == nullptr) or CBC decryption with the PKCS#7 check,
-// in constant time: returns the padding length (1..16), or 0 when the padding
-// is invalid, in which case `out` has been written with zeros only.
-std::size_t decrypt_pkcs7(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
-                          std::uint8_t* out, std::size_t blocks);
+// BlockKernels: the modes at one register width. In place allowed.
+struct BlockKernels {
+  void (*ecb_encrypt)(const KeySchedule&, const std::uint8_t* in, std::uint8_t* out,
+                      std::size_t blocks);
+  void (*ecb_decrypt)(const KeySchedule&, const std::uint8_t* in, std::uint8_t* out,
+                      std::size_t blocks);
+  void (*cbc_encrypt)(const KeySchedule&, const std::uint8_t* iv, const std::uint8_t* in,
+                      std::uint8_t* out, std::size_t blocks);
+  void (*cbc_decrypt)(const KeySchedule&, const std::uint8_t* iv, const std::uint8_t* in,
+                      std::uint8_t* out, std::size_t blocks);
+  // decrypt_pkcs7: ECB (iv == nullptr) or CBC decryption with the PKCS#7
+  // check, in constant time: returns the padding length (1..16), or 0 when
+  // the padding is invalid, in which case `out` has been written with zeros.
+  std::size_t (*decrypt_pkcs7)(const KeySchedule&, const std::uint8_t* iv, const std::uint8_t* in,
+                               std::uint8_t* out, std::size_t blocks);
+  // cbc_encrypt_lanes: many independent CBC encryptions interleaved.
+  void (*cbc_encrypt_lanes)(const CbcLane* messages, std::size_t count);
+  std::size_t max_lanes;  // messages in flight at once
+};
+
+// xmm_kernels: AES-NI on 128-bit registers (needs AES-NI and SSE4.1).
+const BlockKernels& xmm_kernels();
 
 }  // namespace cryptobench::aesni

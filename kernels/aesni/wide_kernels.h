@@ -1,0 +1,497 @@
+// wide_kernels.h: the hand-written AES modes, written once over a register
+// width and instantiated three times: 128-bit AES-NI (aesni_kernels.cc),
+// 256-bit and 512-bit VAES (kernels/vaes/). Only those kernel files include
+// it, each compiled with the instruction set of its width; everything here
+// has internal linkage, so the three copies can never be merged by the
+// linker into one built for the wrong CPU.
+//
+// Why this shape (Gueron, "Intel AES New Instructions", rev. 3.01, 2012;
+// Drucker et al., "Making AES great again", 2018, for VAES):
+// - ECB and CBC decryption have no dependency between blocks. AESENC's
+//   latency is several cycles but it issues every cycle or two, so eight
+//   registers (8, 16 or 32 blocks) are kept in flight.
+// - CBC encryption of one message is a chain: each block needs the previous
+//   ciphertext. It runs one block at a time at the instruction's latency, on
+//   128-bit registers whatever the width. Only independent messages can fill
+//   the unit, which is what the multi-buffer kernel does: one message per
+//   128-bit lane, each lane its own chain, refilled as messages end.
+#pragma once
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/aesni/aesni_kernels.h"
+#include "kernels/pkcs7.h"
+
+namespace cryptobench::aesni {
+namespace {
+
+inline __m128i load128(const std::uint8_t* p) {
+  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+}
+inline void store128(std::uint8_t* p, __m128i v) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
+}
+
+// A width: its register type, blocks per register, and the operations the
+// modes need. `prev(cur, last)` is, for each block of `cur`, the ciphertext
+// block before it, where `last` is the register before `cur`.
+struct Xmm {
+  using V = __m128i;
+  static constexpr std::size_t kBlocks = 1;
+  static V load(const std::uint8_t* p) { return load128(p); }
+  static void store(std::uint8_t* p, V v) { store128(p, v); }
+  static V load_partial(const std::uint8_t* p, std::size_t) { return load128(p); }
+  static void store_partial(std::uint8_t* p, V v, std::size_t) { store128(p, v); }
+  static V broadcast(const std::uint8_t* p) { return load128(p); }
+  static V bxor(V a, V b) { return _mm_xor_si128(a, b); }
+  static V band(V a, V b) { return _mm_and_si128(a, b); }
+  static V enc(V b, V k) { return _mm_aesenc_si128(b, k); }
+  static V enclast(V b, V k) { return _mm_aesenclast_si128(b, k); }
+  static V dec(V b, V k) { return _mm_aesdec_si128(b, k); }
+  static V declast(V b, V k) { return _mm_aesdeclast_si128(b, k); }
+  static V prev(V, V last) { return last; }
+  static V gather(const std::uint8_t* const* p, std::size_t offset) {
+    return load128(p[0] + offset);
+  }
+  static void scatter(std::uint8_t* const* p, std::size_t offset, V v) {
+    store128(p[0] + offset, v);
+  }
+};
+
+#ifdef __VAES__
+#ifdef __AVX2__
+struct Ymm {
+  using V = __m256i;
+  static constexpr std::size_t kBlocks = 2;
+  static V load(const std::uint8_t* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  }
+  static void store(std::uint8_t* p, V v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
+  // A partial register holds one block (kBlocks is 2); the other lane is 0.
+  static V load_partial(const std::uint8_t* p, std::size_t) {
+    return _mm256_zextsi128_si256(load128(p));
+  }
+  static void store_partial(std::uint8_t* p, V v, std::size_t) {
+    store128(p, _mm256_castsi256_si128(v));
+  }
+  static V broadcast(const std::uint8_t* p) { return _mm256_broadcastsi128_si256(load128(p)); }
+  static V bxor(V a, V b) { return _mm256_xor_si256(a, b); }
+  static V band(V a, V b) { return _mm256_and_si256(a, b); }
+  static V enc(V b, V k) { return _mm256_aesenc_epi128(b, k); }
+  static V enclast(V b, V k) { return _mm256_aesenclast_epi128(b, k); }
+  static V dec(V b, V k) { return _mm256_aesdec_epi128(b, k); }
+  static V declast(V b, V k) { return _mm256_aesdeclast_epi128(b, k); }
+  static V prev(V cur, V last) { return _mm256_permute2x128_si256(last, cur, 0x21); }
+  static V gather(const std::uint8_t* const* p, std::size_t offset) {
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(load128(p[0] + offset)),
+                                   load128(p[1] + offset), 1);
+  }
+  static void scatter(std::uint8_t* const* p, std::size_t offset, V v) {
+    store128(p[0] + offset, _mm256_castsi256_si128(v));
+    store128(p[1] + offset, _mm256_extracti128_si256(v, 1));
+  }
+};
+#endif
+
+#ifdef __AVX512F__
+struct Zmm {
+  using V = __m512i;
+  static constexpr std::size_t kBlocks = 4;
+  static V load(const std::uint8_t* p) { return _mm512_loadu_si512(p); }
+  static void store(std::uint8_t* p, V v) { _mm512_storeu_si512(p, v); }
+  // Masked loads and stores touch only the `n` blocks that exist.
+  static __mmask8 qword_mask(std::size_t n) { return static_cast<__mmask8>((1u << (2 * n)) - 1); }
+  static V load_partial(const std::uint8_t* p, std::size_t n) {
+    return _mm512_maskz_loadu_epi64(qword_mask(n), p);
+  }
+  static void store_partial(std::uint8_t* p, V v, std::size_t n) {
+    _mm512_mask_storeu_epi64(p, qword_mask(n), v);
+  }
+  static V broadcast(const std::uint8_t* p) { return _mm512_broadcast_i32x4(load128(p)); }
+  static V bxor(V a, V b) { return _mm512_xor_si512(a, b); }
+  static V band(V a, V b) { return _mm512_and_si512(a, b); }
+  static V enc(V b, V k) { return _mm512_aesenc_epi128(b, k); }
+  static V enclast(V b, V k) { return _mm512_aesenclast_epi128(b, k); }
+  static V dec(V b, V k) { return _mm512_aesdec_epi128(b, k); }
+  static V declast(V b, V k) { return _mm512_aesdeclast_epi128(b, k); }
+  static V prev(V cur, V last) { return _mm512_alignr_epi64(cur, last, 6); }
+  static V gather(const std::uint8_t* const* p, std::size_t offset) {
+    V v = _mm512_zextsi128_si512(load128(p[0] + offset));
+    v = _mm512_inserti32x4(v, load128(p[1] + offset), 1);
+    v = _mm512_inserti32x4(v, load128(p[2] + offset), 2);
+    return _mm512_inserti32x4(v, load128(p[3] + offset), 3);
+  }
+  static void scatter(std::uint8_t* const* p, std::size_t offset, V v) {
+    store128(p[0] + offset, _mm512_castsi512_si128(v));
+    store128(p[1] + offset, _mm512_extracti32x4_epi32(v, 1));
+    store128(p[2] + offset, _mm512_extracti32x4_epi32(v, 2));
+    store128(p[3] + offset, _mm512_extracti32x4_epi32(v, 3));
+  }
+};
+#endif
+#endif
+
+// Registers in flight for the parallel modes.
+constexpr int kGroup = 8;
+
+// with_count: calls f(std::integral_constant<int, n>) for 1 <= n <= kGroup,
+// so loops over n registers are unrolled and stay in registers.
+template <int N = 1, class F>
+inline void with_count(int n, F&& f) {
+  if constexpr (N <= kGroup) {
+    if (n == N) {
+      f(std::integral_constant<int, N>{});
+    } else {
+      with_count<N + 1>(n, f);
+    }
+  }
+}
+
+template <class T, int Rounds>
+inline void broadcast_keys(const std::uint8_t (*keys)[16], typename T::V* k) {
+  for (int r = 0; r <= Rounds; ++r) k[r] = T::broadcast(keys[r]);
+}
+
+// crypt: N independent registers through every round; `Enc` picks the way.
+template <class T, int Rounds, bool Enc, int N>
+inline void crypt(const typename T::V* k, typename T::V* b) {
+  for (int i = 0; i < N; ++i) b[i] = T::bxor(b[i], k[0]);
+  for (int r = 1; r < Rounds; ++r) {
+    for (int i = 0; i < N; ++i) b[i] = Enc ? T::enc(b[i], k[r]) : T::dec(b[i], k[r]);
+  }
+  for (int i = 0; i < N; ++i) {
+    b[i] = Enc ? T::enclast(b[i], k[Rounds]) : T::declast(b[i], k[Rounds]);
+  }
+}
+
+// Loads/stores N registers, the last holding `last_blocks` (1..kBlocks).
+template <class T, int N>
+inline void load_group(const std::uint8_t* in, std::size_t last_blocks, typename T::V* b) {
+  constexpr std::size_t kStep = 16 * T::kBlocks;
+  for (int i = 0; i + 1 < N; ++i) b[i] = T::load(in + kStep * i);
+  b[N - 1] = last_blocks == T::kBlocks ? T::load(in + kStep * (N - 1))
+                                       : T::load_partial(in + kStep * (N - 1), last_blocks);
+}
+template <class T, int N>
+inline void store_group(std::uint8_t* out, std::size_t last_blocks, const typename T::V* b) {
+  constexpr std::size_t kStep = 16 * T::kBlocks;
+  for (int i = 0; i + 1 < N; ++i) T::store(out + kStep * i, b[i]);
+  if (last_blocks == T::kBlocks) {
+    T::store(out + kStep * (N - 1), b[N - 1]);
+  } else {
+    T::store_partial(out + kStep * (N - 1), b[N - 1], last_blocks);
+  }
+}
+
+// ecb: `keep` is ANDed into every output block: all ones normally, all zeros
+// to wipe while doing exactly the same work (constant-time PKCS#7 below).
+template <class T, int Rounds, bool Enc>
+void ecb(const KeySchedule& ks, const std::uint8_t* in, std::uint8_t* out, std::size_t blocks,
+         typename T::V keep) {
+  using V = typename T::V;
+  constexpr std::size_t kStride = kGroup * T::kBlocks;
+  V k[Rounds + 1];
+  broadcast_keys<T, Rounds>(Enc ? ks.enc : ks.dec, k);
+  const auto group = [&](auto count, std::size_t last_blocks) {
+    constexpr int n = decltype(count)::value;
+    V b[n];
+    load_group<T, n>(in, last_blocks, b);
+    crypt<T, Rounds, Enc, n>(k, b);
+    for (int i = 0; i < n; ++i) b[i] = T::band(b[i], keep);
+    store_group<T, n>(out, last_blocks, b);
+  };
+  for (; blocks >= kStride; blocks -= kStride, in += 16 * kStride, out += 16 * kStride) {
+    group(std::integral_constant<int, kGroup>{}, T::kBlocks);
+  }
+  if (blocks != 0) {
+    const auto n = static_cast<int>((blocks + T::kBlocks - 1) / T::kBlocks);
+    with_count(n, [&](auto c) { group(c, blocks - (n - 1) * T::kBlocks); });
+  }
+}
+
+// cbc_dec: all ciphertext of a group is loaded before any plaintext is
+// stored, and the chaining value is carried in a register, so in-place
+// decryption is safe.
+template <class T, int Rounds>
+void cbc_dec(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
+             std::uint8_t* out, std::size_t blocks, typename T::V keep) {
+  using V = typename T::V;
+  constexpr std::size_t kStride = kGroup * T::kBlocks;
+  V k[Rounds + 1];
+  broadcast_keys<T, Rounds>(ks.dec, k);
+  V chain = T::broadcast(iv);  // only its last block is used
+  const auto group = [&](auto count, std::size_t last_blocks) {
+    constexpr int n = decltype(count)::value;
+    V c[n], b[n];
+    load_group<T, n>(in, last_blocks, c);
+    for (int i = 0; i < n; ++i) b[i] = c[i];
+    crypt<T, Rounds, false, n>(k, b);
+    b[0] = T::band(T::bxor(b[0], T::prev(c[0], chain)), keep);
+    for (int i = 1; i < n; ++i) b[i] = T::band(T::bxor(b[i], T::prev(c[i], c[i - 1])), keep);
+    store_group<T, n>(out, last_blocks, b);
+    chain = c[n - 1];
+  };
+  for (; blocks >= kStride; blocks -= kStride, in += 16 * kStride, out += 16 * kStride) {
+    group(std::integral_constant<int, kGroup>{}, T::kBlocks);
+  }
+  if (blocks != 0) {
+    const auto n = static_cast<int>((blocks + T::kBlocks - 1) / T::kBlocks);
+    with_count(n, [&](auto c) { group(c, blocks - (n - 1) * T::kBlocks); });
+  }
+}
+
+template <int Rounds>
+inline __m128i encrypt_block(const std::uint8_t (*rk)[16], __m128i b) {
+  b = _mm_xor_si128(b, load128(rk[0]));
+  for (int r = 1; r < Rounds; ++r) b = _mm_aesenc_si128(b, load128(rk[r]));
+  return _mm_aesenclast_si128(b, load128(rk[Rounds]));
+}
+
+template <int Rounds>
+inline __m128i decrypt_block(const std::uint8_t (*dk)[16], __m128i b) {
+  b = _mm_xor_si128(b, load128(dk[0]));
+  for (int r = 1; r < Rounds; ++r) b = _mm_aesdec_si128(b, load128(dk[r]));
+  return _mm_aesdeclast_si128(b, load128(dk[Rounds]));
+}
+
+// cbc_enc: one message, one block at a time. The round keys are loaded into
+// registers once, so each block is just the chain of AESENCs.
+template <int Rounds>
+void cbc_enc(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
+             std::uint8_t* out, std::size_t blocks) {
+  __m128i k[Rounds + 1];
+  for (int r = 0; r <= Rounds; ++r) k[r] = load128(ks.enc[r]);
+  __m128i chain = load128(iv);
+  for (; blocks != 0; --blocks, in += 16, out += 16) {
+    // The first round key is folded into the plaintext off the chain's path.
+    chain = _mm_xor_si128(chain, _mm_xor_si128(load128(in), k[0]));
+    for (int r = 1; r < Rounds; ++r) chain = _mm_aesenc_si128(chain, k[r]);
+    chain = _mm_aesenclast_si128(chain, k[Rounds]);
+    store128(out, chain);
+  }
+}
+
+// decrypt_padded: the last block first, its padding checked in constant time
+// (pkcs7.cc), then every block decrypted with stores masked by the verdict:
+// valid and invalid paddings do identical work and touch identical memory.
+template <class T, int Rounds>
+std::size_t decrypt_padded(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
+                           std::uint8_t* out, std::size_t blocks) {
+  const std::uint8_t* last = in + 16 * (blocks - 1);
+  __m128i p = decrypt_block<Rounds>(ks.dec, load128(last));
+  if (iv != nullptr) p = _mm_xor_si128(p, load128(blocks > 1 ? last - 16 : iv));
+  alignas(16) std::uint8_t block[16];
+  store128(block, p);
+  const std::uint64_t pad = pkcs7_padding_length(block);
+  secure_wipe(block, sizeof block);
+  const std::uint64_t valid = (pad | (0 - pad)) >> 63;  // 1 when pad != 0
+  alignas(64) std::uint8_t mask[16 * T::kBlocks];
+  std::memset(mask, static_cast<int>(0 - valid) & 0xff, sizeof mask);
+  const typename T::V keep = T::load(mask);
+  if (iv != nullptr) {
+    cbc_dec<T, Rounds>(ks, iv, in, out, blocks, keep);
+  } else {
+    ecb<T, Rounds, false>(ks, in, out, blocks, keep);
+  }
+  return pad;
+}
+
+// cbc_enc_lanes: multi-buffer CBC encryption. Each 128-bit lane of N
+// registers carries one message; all lanes advance one block per step. A
+// lane whose message has ended takes the next one; with none left it
+// shadows a running lane (same key, chain and input, so it stores the very
+// bytes that lane stores) rather than needing a branch per lane per step.
+template <class T, int Rounds, int N>
+void cbc_enc_lanes(const CbcLane* messages, std::size_t count) {
+  using V = typename T::V;
+  constexpr std::size_t kLanes = N * T::kBlocks;
+  struct State {
+    const std::uint8_t* in;
+    std::uint8_t* out;
+    std::size_t blocks;         // full input blocks left
+    const std::uint8_t* final;  // the padded last block still to do, or nullptr
+    const KeySchedule* ks;
+    int source;  // the running lane this one shadows, or -1 when it runs its own message
+  };
+  State lane[kLanes];
+  const std::uint8_t* in_ptr[kLanes];
+  std::uint8_t* out_ptr[kLanes];
+  alignas(64) std::uint8_t chain_mem[kLanes][16] = {};
+  V keys[Rounds + 1][N] = {};  // per-lane round keys
+  V chain[N];
+  std::size_t next = 0;
+  bool shared_key = true;
+  for (std::size_t i = 1; i < count; ++i)
+    shared_key &= messages[i].schedule == messages[0].schedule;
+
+  const auto set_key = [&](std::size_t j, const KeySchedule* ks) {
+    alignas(64) std::uint8_t tmp[16 * T::kBlocks];
+    for (int r = 0; r <= Rounds; ++r) {
+      T::store(tmp, keys[r][j / T::kBlocks]);
+      std::memcpy(tmp + 16 * (j % T::kBlocks), ks->enc[r], 16);
+      keys[r][j / T::kBlocks] = T::load(tmp);
+    }
+  };
+  // refill: gives every lane without work the next message, or a lane to shadow.
+  const auto refill = [&]() {
+    for (std::size_t j = 0; j < kLanes; ++j) {
+      if (lane[j].source < 0 && (lane[j].blocks != 0 || lane[j].final != nullptr)) continue;
+      while (next < count && messages[next].blocks == 0 && messages[next].final == nullptr) ++next;
+      if (next < count) {
+        const CbcLane& m = messages[next++];
+        lane[j] = {m.in, m.out, m.blocks, m.final, m.schedule, -1};
+        std::memcpy(chain_mem[j], m.iv, 16);
+        if (!shared_key) set_key(j, m.schedule);
+      } else {
+        lane[j].source = -2;  // decided below, once every lane has its message
+      }
+    }
+    int running = -1;
+    for (std::size_t j = 0; j < kLanes && running < 0; ++j) {
+      if (lane[j].source == -1 && (lane[j].blocks != 0 || lane[j].final != nullptr)) {
+        running = static_cast<int>(j);
+      }
+    }
+    for (std::size_t j = 0; j < kLanes; ++j) {
+      if (lane[j].source == -1) continue;
+      lane[j].source = running;
+      if (running < 0) continue;
+      const State& s = lane[running];
+      lane[j] = {s.in, s.out, s.blocks, s.final, s.ks, running};
+      std::memcpy(chain_mem[j], chain_mem[running], 16);
+      if (!shared_key) set_key(j, s.ks);
+    }
+    return running >= 0;
+  };
+
+  for (std::size_t j = 0; j < kLanes; ++j) lane[j] = {nullptr, nullptr, 0, nullptr, nullptr, -1};
+  V shared[Rounds + 1];
+  if (shared_key) broadcast_keys<T, Rounds>(messages[0].schedule->enc, shared);
+  while (refill()) {
+    for (int v = 0; v < N; ++v) chain[v] = T::load(chain_mem[v * T::kBlocks]);
+    // A run of steps in which no lane ends or switches to its final block.
+    std::size_t run = SIZE_MAX;
+    for (const State& s : lane) run = std::min(run, s.blocks != 0 ? s.blocks : std::size_t{1});
+    for (std::size_t j = 0; j < kLanes; ++j) {
+      State& s = lane[j];
+      if (s.blocks == 0) s.in = s.final;  // this step takes the padded last block
+      in_ptr[j] = s.in;
+      out_ptr[j] = s.out;
+    }
+    for (std::size_t step = 0; step < run; ++step) {
+      const std::size_t offset = 16 * step;
+      for (int v = 0; v < N; ++v) {
+        V x = T::bxor(T::gather(in_ptr + v * T::kBlocks, offset), chain[v]);
+        if (shared_key) {
+          x = T::bxor(x, shared[0]);
+          for (int r = 1; r < Rounds; ++r) x = T::enc(x, shared[r]);
+          chain[v] = T::enclast(x, shared[Rounds]);
+        } else {
+          x = T::bxor(x, keys[0][v]);
+          for (int r = 1; r < Rounds; ++r) x = T::enc(x, keys[r][v]);
+          chain[v] = T::enclast(x, keys[Rounds][v]);
+        }
+      }
+      for (int v = 0; v < N; ++v) T::scatter(out_ptr + v * T::kBlocks, offset, chain[v]);
+    }
+    for (int v = 0; v < N; ++v) T::store(chain_mem[v * T::kBlocks], chain[v]);
+    for (std::size_t j = 0; j < kLanes; ++j) {
+      State& s = lane[j];
+      s.out += 16 * run;
+      if (s.blocks == 0) {
+        s.final = nullptr;
+      } else {
+        s.blocks -= run;
+        s.in += 16 * run;
+      }
+    }
+  }
+}
+
+// dispatch: calls call(R) for the schedule's round count.
+#define CRYPTOBENCH_DISPATCH_ROUNDS(rounds, call) \
+  switch (rounds) {                               \
+    case 10:                                      \
+      call(10);                                   \
+      break;                                      \
+    case 12:                                      \
+      call(12);                                   \
+      break;                                      \
+    default:                                      \
+      call(14);                                   \
+      break;                                      \
+  }
+
+// The kernel table of width T. `lane_registers` is how many registers the
+// multi-buffer kernel fills at most.
+template <class T, int LaneRegisters>
+struct WideKernels {
+  static constexpr std::size_t kMaxLanes = LaneRegisters * T::kBlocks;
+
+  static typename T::V ones() {
+    alignas(64) std::uint8_t m[16 * T::kBlocks];
+    std::memset(m, 0xff, sizeof m);
+    return T::load(m);
+  }
+  static void ecb_encrypt(const KeySchedule& ks, const std::uint8_t* in, std::uint8_t* out,
+                          std::size_t blocks) {
+#define CALL(R) ecb<T, R, true>(ks, in, out, blocks, ones())
+    CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
+#undef CALL
+  }
+  static void ecb_decrypt(const KeySchedule& ks, const std::uint8_t* in, std::uint8_t* out,
+                          std::size_t blocks) {
+#define CALL(R) ecb<T, R, false>(ks, in, out, blocks, ones())
+    CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
+#undef CALL
+  }
+  static void cbc_encrypt(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
+                          std::uint8_t* out, std::size_t blocks) {
+#define CALL(R) cbc_enc<R>(ks, iv, in, out, blocks)
+    CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
+#undef CALL
+  }
+  static void cbc_decrypt(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
+                          std::uint8_t* out, std::size_t blocks) {
+#define CALL(R) cbc_dec<T, R>(ks, iv, in, out, blocks, ones())
+    CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
+#undef CALL
+  }
+  static std::size_t decrypt_pkcs7(const KeySchedule& ks, const std::uint8_t* iv,
+                                   const std::uint8_t* in, std::uint8_t* out, std::size_t blocks) {
+    std::size_t pad = 0;
+#define CALL(R) pad = decrypt_padded<T, R>(ks, iv, in, out, blocks)
+    CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
+#undef CALL
+    return pad;
+  }
+  // As few registers as the messages fill: idle lanes would only shadow.
+  static void cbc_encrypt_lanes(const CbcLane* messages, std::size_t count) {
+    if (count == 0) return;
+    const std::size_t wanted = (count + T::kBlocks - 1) / T::kBlocks;
+    const int n = static_cast<int>(std::min<std::size_t>(wanted, LaneRegisters));
+    const int rounds = messages[0].schedule->rounds;
+    with_count(n, [&](auto registers) {
+      constexpr int kN = decltype(registers)::value;
+      if constexpr (kN <= LaneRegisters) {
+#define CALL(R) cbc_enc_lanes<T, R, kN>(messages, count)
+        CRYPTOBENCH_DISPATCH_ROUNDS(rounds, CALL)
+#undef CALL
+      }
+    });
+  }
+
+  static constexpr BlockKernels table() {
+    return {ecb_encrypt,   ecb_decrypt,       cbc_encrypt, cbc_decrypt,
+            decrypt_pkcs7, cbc_encrypt_lanes, kMaxLanes};
+  }
+};
+
+}  // namespace
+}  // namespace cryptobench::aesni
