@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "kernels/status.h"
@@ -50,8 +51,9 @@ class TextCodec {
   virtual Result decode_hex(std::string_view text, std::uint8_t* out) const = 0;
 };
 
-// ProjectCodec: cryptobench's own table-driven codec, used by the
-// hand-written backend and by tools.
+// ProjectCodec: cryptobench's own codec, used by the hand-written backends
+// and by tools: table-driven, with an AVX2 bulk for Base64 when the CPU has
+// AVX2 (CRYPTOBENCH_CPU_MASK=avx2 forces the tables).
 class ProjectCodec final : public TextCodec {
  protected:
   Result encode_base64(const std::uint8_t* in, std::size_t length, char* out) const override;
@@ -61,5 +63,8 @@ class ProjectCodec final : public TextCodec {
 };
 
 const TextCodec& project_codec();
+
+// project_codec_description: which paths project_codec() takes here.
+std::string project_codec_description();
 
 }  // namespace cryptobench

@@ -119,6 +119,69 @@ void check_codec(const TextCodec& codec) {
 
 TEST(ProjectCodec, Rfc4648VectorsAndMalformedInput) { check_codec(project_codec()); }
 
+// The textbook encoder, one character at a time: what the project codec's
+// vector and table paths must both equal.
+std::string reference_base64(const ByteVector& in) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::uint32_t bits = 0;
+  int count = 0;
+  for (const std::uint8_t b : in) {
+    bits = bits << 8 | b;
+    count += 8;
+    while (count >= 6) {
+      count -= 6;
+      out += kAlphabet[(bits >> count) & 63];
+    }
+  }
+  if (count > 0) out += kAlphabet[(bits << (6 - count)) & 63];
+  while (out.size() % 4 != 0) out += '=';
+  return out;
+}
+
+// Every length across the vector widths (24-byte and 32-character groups and
+// the tails around them), on random bytes: encode equals the reference and
+// decoding gives the bytes back.
+TEST(ProjectCodec, Base64MatchesReferenceAtEveryLength) {
+  std::mt19937_64 rng(23);
+  for (std::size_t length = 0; length <= 400; ++length) {
+    ByteVector data(length);
+    for (auto& b : data) b = static_cast<std::uint8_t>(rng());
+    const std::string text = encode(project_codec(), Encoding::kBase64, as_string(data));
+    ASSERT_EQ(text, reference_base64(data)) << "length " << length;
+    const Decoded d = decode(project_codec(), Encoding::kBase64, text);
+    ASSERT_TRUE(d.result.ok()) << "length " << length;
+    ASSERT_EQ(d.bytes, data) << "length " << length;
+  }
+}
+
+// One character outside the alphabet, anywhere in a long text (inside the
+// vector groups or the tail), of every byte value, is rejected.
+TEST(ProjectCodec, Base64RejectsEveryBadCharacterAtEveryPosition) {
+  std::mt19937_64 rng(29);
+  ByteVector data(150);
+  for (auto& b : data) b = static_cast<std::uint8_t>(rng());
+  const std::string good = reference_base64(data);  // 200 characters, no padding
+  const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::size_t rejected = 0;
+  for (int value = 0; value < 256; ++value) {
+    const char c = static_cast<char>(value);
+    if (alphabet.find(c) != std::string::npos) continue;
+    for (std::size_t pos = 0; pos < good.size(); pos += value % 7 + 1) {
+      std::string bad = good;
+      bad[pos] = c;
+      const Decoded d = decode(project_codec(), Encoding::kBase64, bad);
+      ASSERT_EQ(d.result.error, Error::kBadEncoding) << "byte " << value << " at " << pos;
+      ASSERT_TRUE(std::all_of(d.bytes.begin(), d.bytes.begin() + 150, [](std::uint8_t b) {
+        return b == 0;
+      })) << "output not wiped";
+      ++rejected;
+    }
+  }
+  EXPECT_GT(rejected, 5000u);
+}
+
 TEST(ProjectCodec, RejectsTooSmallBuffers) {
   std::vector<char> text(3);
   const std::uint8_t data[3] = {1, 2, 3};

@@ -19,7 +19,7 @@ class AesniBackend final : public AesBackend {
             "hand-written",
             "AES-NI 128-bit: 8 blocks interleaved (ECB, CBC decrypt), serial CBC encrypt, "
             "8-lane multi-buffer CBC encrypt",
-            "cryptobench table codec",
+            project_codec_description(),
             library.empty() ? "none (no library compiled in)"
                             : library + "'s (the hand-written backend has no KDF of its own)"};
   }

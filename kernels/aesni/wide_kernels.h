@@ -260,21 +260,26 @@ inline __m128i decrypt_block(const std::uint8_t (*dk)[16], __m128i b) {
   return _mm_aesdeclast_si128(b, load128(dk[Rounds]));
 }
 
-// cbc_enc: one message, one block at a time. The round keys are loaded into
-// registers once, so each block is just the chain of AESENCs.
+// cbc_enc: one message, one block at a time: the chain of AESENCs is the
+// whole cost. The XOR of the next plaintext (and of the first round key) is
+// folded into the last round key, so it is off the chain: AESENCLAST(x, k)
+// is SubBytes/ShiftRows(x) ^ k, and the next block's first state is
+// C ^ P' ^ k0. The ciphertext C is recovered with a XOR beside the chain.
 template <int Rounds>
 void cbc_enc(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
              std::uint8_t* out, std::size_t blocks) {
+  if (blocks == 0) return;
   __m128i k[Rounds + 1];
   for (int r = 0; r <= Rounds; ++r) k[r] = load128(ks.enc[r]);
-  __m128i chain = load128(iv);
-  for (; blocks != 0; --blocks, in += 16, out += 16) {
-    // The first round key is folded into the plaintext off the chain's path.
-    chain = _mm_xor_si128(chain, _mm_xor_si128(load128(in), k[0]));
-    for (int r = 1; r < Rounds; ++r) chain = _mm_aesenc_si128(chain, k[r]);
-    chain = _mm_aesenclast_si128(chain, k[Rounds]);
-    store128(out, chain);
+  __m128i state = _mm_xor_si128(load128(iv), _mm_xor_si128(load128(in), k[0]));
+  for (; blocks > 1; --blocks, in += 16, out += 16) {
+    const __m128i next = _mm_xor_si128(load128(in + 16), k[0]);  // P' ^ k0
+    for (int r = 1; r < Rounds; ++r) state = _mm_aesenc_si128(state, k[r]);
+    state = _mm_aesenclast_si128(state, _mm_xor_si128(k[Rounds], next));
+    store128(out, _mm_xor_si128(state, next));
   }
+  for (int r = 1; r < Rounds; ++r) state = _mm_aesenc_si128(state, k[r]);
+  store128(out, _mm_aesenclast_si128(state, k[Rounds]));
 }
 
 // decrypt_padded: the last block first, its padding checked in constant time

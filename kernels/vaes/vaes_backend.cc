@@ -35,7 +35,7 @@ class VaesBackend final : public AesBackend {
             "cryptobench",
             "hand-written",
             width_.code_path,
-            "cryptobench table codec",
+            project_codec_description(),
             library.empty() ? "none (no library compiled in)"
                             : library + "'s (the hand-written backend has no KDF of its own)"};
   }
