@@ -31,15 +31,14 @@ Result AesCipher::encrypt(Padding padding, Bytes iv, Bytes in, MutableBytes out)
   if (out.size() < out_size) return Result::failure(Error::kOutputTooSmall);
 
   const std::uint8_t* chain = iv.empty() ? nullptr : iv.data();
-  if (full_blocks != 0) {
-    const Error e = encrypt_blocks(chain, in.data(), out.data(), full_blocks);
-    if (e != Error::kNone) return Result::failure(e);
-    if (chain != nullptr) chain = out.data() + (full_blocks - 1) * kAesBlockSize;
-  }
   if (padding == Padding::kPkcs7) {
     Block last;
     pkcs7_fill_last_block(in.data() + full_blocks * kAesBlockSize, tail, last.data());
-    const Error e = encrypt_blocks(chain, last.data(), out.data() + full_blocks * kAesBlockSize, 1);
+    const Error e = encrypt_with_final(chain, in.data(), out.data(), full_blocks, last.data());
+    secure_wipe(last.data(), last.size());
+    if (e != Error::kNone) return Result::failure(e);
+  } else if (full_blocks != 0) {
+    const Error e = encrypt_blocks(chain, in.data(), out.data(), full_blocks);
     if (e != Error::kNone) return Result::failure(e);
   }
   return Result::success(out_size);
@@ -69,6 +68,16 @@ Result AesCipher::decrypt(Padding padding, Bytes iv, Bytes in, MutableBytes out)
   // No branch on the verdict: the size is masked to 0 on failure.
   const std::size_t keep = 0 - static_cast<std::size_t>(r.error == Error::kNone);
   return Result{r.error, (in.size() - r.size) & keep};
+}
+
+Error AesCipher::encrypt_with_final(const std::uint8_t* iv, const std::uint8_t* in,
+                                    std::uint8_t* out, std::size_t blocks,
+                                    const std::uint8_t* final) {
+  if (blocks != 0) {
+    if (const Error e = encrypt_blocks(iv, in, out, blocks); e != Error::kNone) return e;
+    if (iv != nullptr) iv = out + (blocks - 1) * kAesBlockSize;
+  }
+  return encrypt_blocks(iv, final, out + blocks * kAesBlockSize, 1);
 }
 
 Result AesCipher::decrypt_padded(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,

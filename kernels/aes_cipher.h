@@ -86,6 +86,12 @@ class AesCipher {
                                std::size_t blocks) = 0;
   virtual Error decrypt_blocks(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
                                std::size_t blocks) = 0;
+  // encrypt_with_final: `blocks` (maybe 0) whole blocks from `in`, then the
+  // block `final` (the padded end), chained as one message. The default makes
+  // two encrypt_blocks calls; a backend may keep one chain instead.
+  virtual Error encrypt_with_final(const std::uint8_t* iv, const std::uint8_t* in,
+                                   std::uint8_t* out, std::size_t blocks,
+                                   const std::uint8_t* final);
   // decrypt_padded: decrypts and checks PKCS#7. Returns the padding length
   // (1..16) as the size, or kBadPadding with `out` holding no plaintext. The
   // default decrypts, checks the last block in constant time, and wipes on

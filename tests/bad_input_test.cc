@@ -112,7 +112,7 @@ TEST_P(BadInputTest, BadPaddingIsRejectedAndNothingIsReturned) {
     ASSERT_EQ(cipher->set_key(kKey), Error::kNone);
     const Bytes iv = mode == Mode::kCbc ? Bytes(kIv) : Bytes();
     for (const auto& [what, last_block] : bad_final_blocks()) {
-      for (const std::size_t leading_blocks : {0u, 3u}) {
+      for (const std::size_t leading_blocks : {0u, 3u, 40u}) {
         SCOPED_TRACE(::testing::Message()
                      << mode_name(mode) << ": " << what << ", " << leading_blocks + 1 << " blocks");
         ByteVector plain(leading_blocks * 16, 0x61);
@@ -133,6 +133,36 @@ TEST_P(BadInputTest, BadPaddingIsRejectedAndNothingIsReturned) {
         EXPECT_TRUE(
             std::all_of(inplace.begin(), inplace.end(), [](std::uint8_t x) { return x == 0; }));
       }
+    }
+  }
+}
+
+// Every final-byte value, and for each padding length every padding byte
+// wrong in turn: accepted exactly when PKCS#7 says so, with that length.
+TEST_P(BadInputTest, PaddingVerdictIsExactForEveryValueAndPosition) {
+  auto cipher = backend().make_cipher(Mode::kCbc);
+  ASSERT_EQ(cipher->set_key(kKey), Error::kNone);
+  const auto verdict = [&](const ByteVector& last_block) {
+    ByteVector plain(32, 0x61);
+    plain.insert(plain.end(), last_block.begin(), last_block.end());
+    ByteVector ct(plain.size()), out(plain.size());
+    EXPECT_TRUE(cipher->encrypt(Padding::kNone, kIv, plain, ct).ok());
+    return cipher->decrypt(Padding::kPkcs7, kIv, ct, out);
+  };
+  for (int value = 0; value < 256; ++value) {
+    const Result r = verdict(ByteVector(16, static_cast<std::uint8_t>(value)));
+    if (value >= 1 && value <= 16) {
+      EXPECT_TRUE(r.ok()) << "pad " << value;
+      EXPECT_EQ(r.size, 48u - static_cast<std::size_t>(value));
+    } else {
+      EXPECT_EQ(r.error, Error::kBadPadding) << "pad byte " << value;
+    }
+  }
+  for (int pad = 2; pad <= 16; ++pad) {
+    for (int wrong = 16 - pad; wrong < 15; ++wrong) {
+      ByteVector block(16, static_cast<std::uint8_t>(pad));
+      block[static_cast<std::size_t>(wrong)] ^= 0x20;
+      EXPECT_EQ(verdict(block).error, Error::kBadPadding) << "pad " << pad << ", byte " << wrong;
     }
   }
 }

@@ -2,17 +2,14 @@
 // Encryption Standard (AES) New Instructions Set", Gueron, rev. 3.01, 2012).
 //
 // - Key expansion follows FIPS-197 section 5.2. AES-128 and AES-256 use the
-//   register form: AESKEYGENASSIST supplies SubWord(RotWord(w)) ^ Rcon and
-//   three shifted XORs spread the previous words. AES-192, whose 6-word
+//   register form: PSHUFB and AESENCLAST supply SubWord(RotWord(w)) ^ Rcon
+//   and shifted XORs spread the previous words. AES-192, whose 6-word
 //   stride does not align with 4-word registers, runs the word recurrence
 //   with AESKEYGENASSIST as the S-box.
 // - Decryption keys are AESIMC(enc[i]) in reverse order (the Equivalent
 //   Inverse Cipher), so AESDEC can be used.
-// - ECB and CBC decryption have no dependency between blocks, so eight blocks
-//   are in flight at once: AESENC has a latency of several cycles but issues
-//   one or two per cycle, and eight independent chains keep the unit busy.
-//   CBC encryption is inherently serial (each block needs the previous
-//   ciphertext), so it runs one block at a time.
+// - The modes are written once for every register width in wide_kernels.h;
+//   this file instantiates them for 128-bit registers.
 #include "kernels/aesni/aesni_kernels.h"
 
 #include <immintrin.h>
@@ -27,67 +24,49 @@ namespace {
 inline __m128i load(const std::uint8_t* p) { return load128(p); }
 
 // spread: w0, w0^w1, w0^w1^w2, w0^w1^w2^w3 (the running XOR of the previous
-// round key's words that each new word needs).
+// round key's words that each new word needs), as a tree: two XORs deep.
 inline __m128i spread(__m128i key) {
-  key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
-  key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
-  return _mm_xor_si128(key, _mm_slli_si128(key, 4));
+  const __m128i a = _mm_xor_si128(key, _mm_slli_si128(key, 4));
+  const __m128i b = _mm_xor_si128(_mm_slli_si128(key, 8), _mm_slli_si128(key, 12));
+  return _mm_xor_si128(a, b);
 }
 
-template <int Rcon>
-inline __m128i expand128_round(__m128i key) {
-  const __m128i assist = _mm_shuffle_epi32(_mm_aeskeygenassist_si128(key, Rcon), 0xff);
-  return _mm_xor_si128(spread(key), assist);
+// sub_word_of_last: SubWord(RotWord(w3)) ^ rcon (Rotate) or SubWord(w3) in
+// all four words. AESKEYGENASSIST computes this too, but is slow on recent
+// cores; AESENCLAST does SubBytes and ShiftRows (a no-op when all four
+// columns are equal) and XORs its key, here the round constant.
+template <bool Rotate>
+inline __m128i sub_word_of_last(__m128i key, __m128i rcon) {
+  const __m128i last =
+      Rotate ? _mm_setr_epi8(13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12)
+             : _mm_setr_epi8(12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15);
+  return _mm_aesenclast_si128(_mm_shuffle_epi8(key, last), rcon);
+}
+
+inline __m128i expand128_round(__m128i key, int rcon) {
+  return _mm_xor_si128(spread(key), sub_word_of_last<true>(key, _mm_set1_epi32(rcon)));
 }
 
 void expand128(const std::uint8_t* key, __m128i* rk) {
+  static constexpr int kRcon[10] = {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36};
   rk[0] = load(key);
-  rk[1] = expand128_round<0x01>(rk[0]);
-  rk[2] = expand128_round<0x02>(rk[1]);
-  rk[3] = expand128_round<0x04>(rk[2]);
-  rk[4] = expand128_round<0x08>(rk[3]);
-  rk[5] = expand128_round<0x10>(rk[4]);
-  rk[6] = expand128_round<0x20>(rk[5]);
-  rk[7] = expand128_round<0x40>(rk[6]);
-  rk[8] = expand128_round<0x80>(rk[7]);
-  rk[9] = expand128_round<0x1b>(rk[8]);
-  rk[10] = expand128_round<0x36>(rk[9]);
+  for (int r = 1; r <= 10; ++r) rk[r] = expand128_round(rk[r - 1], kRcon[r - 1]);
 }
 
 // AES-256 alternates two steps: even round keys take SubWord(RotWord()) ^ Rcon
 // of the previous odd key's last word, odd ones SubWord() of the previous
 // even key's last word (FIPS-197 5.2, the Nk > 6 case).
-template <int Rcon>
-inline void expand256_pair(__m128i* even, __m128i* odd) {
-  *even =
-      _mm_xor_si128(spread(*even), _mm_shuffle_epi32(_mm_aeskeygenassist_si128(*odd, Rcon), 0xff));
-  *odd = _mm_xor_si128(spread(*odd), _mm_shuffle_epi32(_mm_aeskeygenassist_si128(*even, 0), 0xaa));
-}
-
 void expand256(const std::uint8_t* key, __m128i* rk) {
-  __m128i even = load(key), odd = load(key + 16);
-  rk[0] = even;
-  rk[1] = odd;
-  expand256_pair<0x01>(&even, &odd);
-  rk[2] = even;
-  rk[3] = odd;
-  expand256_pair<0x02>(&even, &odd);
-  rk[4] = even;
-  rk[5] = odd;
-  expand256_pair<0x04>(&even, &odd);
-  rk[6] = even;
-  rk[7] = odd;
-  expand256_pair<0x08>(&even, &odd);
-  rk[8] = even;
-  rk[9] = odd;
-  expand256_pair<0x10>(&even, &odd);
-  rk[10] = even;
-  rk[11] = odd;
-  expand256_pair<0x20>(&even, &odd);
-  rk[12] = even;
-  rk[13] = odd;
-  rk[14] =
-      _mm_xor_si128(spread(even), _mm_shuffle_epi32(_mm_aeskeygenassist_si128(odd, 0x40), 0xff));
+  static constexpr int kRcon[7] = {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40};
+  rk[0] = load(key);
+  rk[1] = load(key + 16);
+  for (int i = 0; i < 7; ++i) {
+    rk[2 * i + 2] = _mm_xor_si128(spread(rk[2 * i]),
+                                  sub_word_of_last<true>(rk[2 * i + 1], _mm_set1_epi32(kRcon[i])));
+    if (i == 6) break;
+    rk[2 * i + 3] = _mm_xor_si128(spread(rk[2 * i + 1]),
+                                  sub_word_of_last<false>(rk[2 * i + 2], _mm_setzero_si128()));
+  }
 }
 
 // sub_rot_word: SubWord(RotWord(w)), via AESKEYGENASSIST on word 1.

@@ -39,8 +39,9 @@ struct BlockKernels {
                       std::size_t blocks);
   void (*ecb_decrypt)(const KeySchedule&, const std::uint8_t* in, std::uint8_t* out,
                       std::size_t blocks);
+  // cbc_encrypt: `blocks` blocks from `in`, then the block `final` if not null.
   void (*cbc_encrypt)(const KeySchedule&, const std::uint8_t* iv, const std::uint8_t* in,
-                      std::uint8_t* out, std::size_t blocks);
+                      std::uint8_t* out, std::size_t blocks, const std::uint8_t* final);
   void (*cbc_decrypt)(const KeySchedule&, const std::uint8_t* iv, const std::uint8_t* in,
                       std::uint8_t* out, std::size_t blocks);
   // decrypt_pkcs7: ECB (iv == nullptr) or CBC decryption with the PKCS#7

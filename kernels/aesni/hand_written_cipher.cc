@@ -18,8 +18,16 @@ Error HandWrittenCipher::encrypt_blocks(const std::uint8_t* iv, const std::uint8
   if (iv == nullptr) {
     kernels_.ecb_encrypt(schedule_, in, out, blocks);
   } else {
-    kernels_.cbc_encrypt(schedule_, iv, in, out, blocks);
+    kernels_.cbc_encrypt(schedule_, iv, in, out, blocks, nullptr);
   }
+  return Error::kNone;
+}
+
+Error HandWrittenCipher::encrypt_with_final(const std::uint8_t* iv, const std::uint8_t* in,
+                                            std::uint8_t* out, std::size_t blocks,
+                                            const std::uint8_t* final) {
+  if (iv == nullptr) return AesCipher::encrypt_with_final(iv, in, out, blocks, final);
+  kernels_.cbc_encrypt(schedule_, iv, in, out, blocks, final);
   return Error::kNone;
 }
 

@@ -18,6 +18,8 @@ class HandWrittenCipher final : public AesCipher {
   Error schedule_key(Bytes key) override;
   Error encrypt_blocks(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
                        std::size_t blocks) override;
+  Error encrypt_with_final(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
+                           std::size_t blocks, const std::uint8_t* final) override;
   Error decrypt_blocks(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
                        std::size_t blocks) override;
   Result decrypt_padded(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,

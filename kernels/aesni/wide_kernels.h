@@ -56,6 +56,7 @@ struct Xmm {
   static V dec(V b, V k) { return _mm_aesdec_si128(b, k); }
   static V declast(V b, V k) { return _mm_aesdeclast_si128(b, k); }
   static V prev(V, V last) { return last; }
+  static void leave() {}
   static V gather(const std::uint8_t* const* p, std::size_t offset) {
     return load128(p[0] + offset);
   }
@@ -88,6 +89,10 @@ struct Ymm {
   static V dec(V b, V k) { return _mm256_aesdec_epi128(b, k); }
   static V declast(V b, V k) { return _mm256_aesdeclast_epi128(b, k); }
   static V prev(V cur, V last) { return _mm256_permute2x128_si256(last, cur, 0x21); }
+  // leave: clears the upper register halves before returning to code that
+  // may use legacy SSE encodings (the aesni key schedule), which otherwise
+  // stalls on the dirty state. GCC omits it when a tail call passes vectors.
+  static void leave() { _mm256_zeroupper(); }
   static V gather(const std::uint8_t* const* p, std::size_t offset) {
     return _mm256_inserti128_si256(_mm256_castsi128_si256(load128(p[0] + offset)),
                                    load128(p[1] + offset), 1);
@@ -121,6 +126,7 @@ struct Zmm {
   static V dec(V b, V k) { return _mm512_aesdec_epi128(b, k); }
   static V declast(V b, V k) { return _mm512_aesdeclast_epi128(b, k); }
   static V prev(V cur, V last) { return _mm512_alignr_epi64(cur, last, 6); }
+  static void leave() { _mm256_zeroupper(); }
   static V gather(const std::uint8_t* const* p, std::size_t offset) {
     V v = _mm512_zextsi128_si512(load128(p[0] + offset));
     v = _mm512_inserti32x4(v, load128(p[1] + offset), 1);
@@ -267,13 +273,16 @@ inline __m128i decrypt_block(const std::uint8_t (*dk)[16], __m128i b) {
 // C ^ P' ^ k0. The ciphertext C is recovered with a XOR beside the chain.
 template <int Rounds>
 void cbc_enc(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
-             std::uint8_t* out, std::size_t blocks) {
-  if (blocks == 0) return;
+             std::uint8_t* out, std::size_t blocks, const std::uint8_t* final) {
+  // The message is `blocks` blocks from `in`, then `final` if given.
+  const std::size_t total = blocks + (final != nullptr ? 1 : 0);
+  if (total == 0) return;
+  const auto block = [&](std::size_t i) { return i < blocks ? in + 16 * i : final; };
   __m128i k[Rounds + 1];
   for (int r = 0; r <= Rounds; ++r) k[r] = load128(ks.enc[r]);
-  __m128i state = _mm_xor_si128(load128(iv), _mm_xor_si128(load128(in), k[0]));
-  for (; blocks > 1; --blocks, in += 16, out += 16) {
-    const __m128i next = _mm_xor_si128(load128(in + 16), k[0]);  // P' ^ k0
+  __m128i state = _mm_xor_si128(load128(iv), _mm_xor_si128(load128(block(0)), k[0]));
+  for (std::size_t i = 1; i < total; ++i, out += 16) {
+    const __m128i next = _mm_xor_si128(load128(block(i)), k[0]);  // P' ^ k0
     for (int r = 1; r < Rounds; ++r) state = _mm_aesenc_si128(state, k[r]);
     state = _mm_aesenclast_si128(state, _mm_xor_si128(k[Rounds], next));
     store128(out, _mm_xor_si128(state, next));
@@ -282,21 +291,53 @@ void cbc_enc(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* 
   store128(out, _mm_aesenclast_si128(state, k[Rounds]));
 }
 
-// decrypt_padded: the last block first, its padding checked in constant time
-// (pkcs7.cc), then every block decrypted with stores masked by the verdict:
-// valid and invalid paddings do identical work and touch identical memory.
+// padding_length: the PKCS#7 check of a decrypted last block, in registers
+// and without branches: the padding length 1..16, or 0 when invalid.
+inline std::uint64_t padding_length(__m128i block) {
+  const auto pad = static_cast<std::uint32_t>(_mm_extract_epi8(block, 15));
+  const __m128i value = _mm_set1_epi8(static_cast<char>(pad));
+  const __m128i index = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  // Byte i is padding when i + pad >= 16 (saturating, so pad up to 255 is safe).
+  const __m128i reach = _mm_adds_epu8(index, value);
+  const __m128i covered = _mm_cmpeq_epi8(_mm_max_epu8(reach, _mm_set1_epi8(16)), reach);
+  const __m128i wrong = _mm_andnot_si128(_mm_cmpeq_epi8(block, value), covered);
+  // pad - 1 wraps for 0, so one shift tests 1 <= pad <= 16.
+  const std::uint32_t bad = static_cast<std::uint32_t>(_mm_movemask_epi8(wrong)) | (pad - 1) >> 4;
+  const std::uint32_t valid = ((bad | (0u - bad)) >> 31) ^ 1u;
+  return pad & (0u - valid);
+}
+
+// Messages up to this many blocks are decrypted in one pass and then masked;
+// longer ones decrypt their last block first, so their single pass can store
+// masked. The length is public, so the choice leaks nothing.
+constexpr std::size_t kOnePassBlocks = 32;
+
+// decrypt_padded: decryption with the PKCS#7 check in constant time: valid
+// and invalid paddings do identical work and touch identical memory, and on
+// failure every output byte is zero when this returns.
 template <class T, int Rounds>
 std::size_t decrypt_padded(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
                            std::uint8_t* out, std::size_t blocks) {
+  alignas(64) std::uint8_t mask[16 * T::kBlocks];
+  if (blocks <= kOnePassBlocks) {
+    std::memset(mask, 0xff, sizeof mask);
+    if (iv != nullptr) {
+      cbc_dec<T, Rounds>(ks, iv, in, out, blocks, T::load(mask));
+    } else {
+      ecb<T, Rounds, false>(ks, in, out, blocks, T::load(mask));
+    }
+    const std::uint64_t pad = padding_length(load128(out + 16 * (blocks - 1)));
+    const __m128i keep = _mm_set1_epi8(static_cast<char>(0 - ((pad | (0 - pad)) >> 63)));
+    for (std::size_t i = 0; i < blocks; ++i) {
+      store128(out + 16 * i, _mm_and_si128(load128(out + 16 * i), keep));
+    }
+    return pad;
+  }
   const std::uint8_t* last = in + 16 * (blocks - 1);
   __m128i p = decrypt_block<Rounds>(ks.dec, load128(last));
   if (iv != nullptr) p = _mm_xor_si128(p, load128(blocks > 1 ? last - 16 : iv));
-  alignas(16) std::uint8_t block[16];
-  store128(block, p);
-  const std::uint64_t pad = pkcs7_padding_length(block);
-  secure_wipe(block, sizeof block);
+  const std::uint64_t pad = padding_length(p);
   const std::uint64_t valid = (pad | (0 - pad)) >> 63;  // 1 when pad != 0
-  alignas(64) std::uint8_t mask[16 * T::kBlocks];
   std::memset(mask, static_cast<int>(0 - valid) & 0xff, sizeof mask);
   const typename T::V keep = T::load(mask);
   if (iv != nullptr) {
@@ -449,24 +490,28 @@ struct WideKernels {
 #define CALL(R) ecb<T, R, true>(ks, in, out, blocks, ones())
     CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
 #undef CALL
+    T::leave();
   }
   static void ecb_decrypt(const KeySchedule& ks, const std::uint8_t* in, std::uint8_t* out,
                           std::size_t blocks) {
 #define CALL(R) ecb<T, R, false>(ks, in, out, blocks, ones())
     CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
 #undef CALL
+    T::leave();
   }
   static void cbc_encrypt(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
-                          std::uint8_t* out, std::size_t blocks) {
-#define CALL(R) cbc_enc<R>(ks, iv, in, out, blocks)
+                          std::uint8_t* out, std::size_t blocks, const std::uint8_t* final) {
+#define CALL(R) cbc_enc<R>(ks, iv, in, out, blocks, final)
     CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
 #undef CALL
+    T::leave();
   }
   static void cbc_decrypt(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
                           std::uint8_t* out, std::size_t blocks) {
 #define CALL(R) cbc_dec<T, R>(ks, iv, in, out, blocks, ones())
     CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
 #undef CALL
+    T::leave();
   }
   static std::size_t decrypt_pkcs7(const KeySchedule& ks, const std::uint8_t* iv,
                                    const std::uint8_t* in, std::uint8_t* out, std::size_t blocks) {
@@ -474,6 +519,7 @@ struct WideKernels {
 #define CALL(R) pad = decrypt_padded<T, R>(ks, iv, in, out, blocks)
     CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
 #undef CALL
+    T::leave();
     return pad;
   }
   // As few registers as the messages fill: idle lanes would only shadow.
@@ -490,6 +536,7 @@ struct WideKernels {
 #undef CALL
       }
     });
+    T::leave();
   }
 
   static constexpr BlockKernels table() {
