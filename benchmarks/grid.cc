@@ -14,6 +14,10 @@ std::string_view op_name(Op op) {
       return "encrypt-log";
     case Op::kSetKey:
       return "set-key";
+    case Op::kEncryptBatch:
+      return "encrypt-batch";
+    case Op::kRoundtripBatch:
+      return "roundtrip-batch";
   }
   return "unknown";
 }
@@ -42,6 +46,7 @@ std::string Cell::name() const {
   n += "/cipher:" + cipher_name(mode, key_bytes);
   n += "/op:" + std::string(op_name(op));
   n += "/size:" + std::to_string(size);
+  if (batch()) n += "/messages:" + std::to_string(messages);
   n += "/codec:" + std::string(encoding_name(codec));
   n += pool ? "/pool:on" : "/pool:off";
   n += "/key:" + key_handling_name(key, pbkdf2_iterations);

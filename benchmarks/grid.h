@@ -2,6 +2,7 @@
 //
 // Names are '/'-separated key:value paths, the same scheme in every suite:
 //   <scenario>/backend:B/cipher:aes-128-cbc/op:encrypt/size:N/codec:C/pool:P/key:K
+// (batch ops add /messages:M after the size).
 // Google Benchmark appends "/real_time/threads:T". Tools split on '/' and ':';
 // --benchmark_filter slices them with regular expressions.
 #pragma once
@@ -20,8 +21,21 @@ namespace cryptobench::bench {
 // encode, decode, decrypt and compare with the plaintext; encrypt-log =
 // encrypt, then format and write a log line with the Base64 ciphertext (seed
 // 004's slow version); set-key = the key setup alone (derivation, if any, and
-// both key schedules).
-enum class Op { kEncrypt, kDecrypt, kRoundtrip, kEncryptLog, kSetKey };
+// both key schedules); encrypt-batch = `messages` messages of `size` bytes,
+// each with its own IV, in one AesCipher::encrypt_batch call (the
+// multi-buffer API); roundtrip-batch = roundtrip of `messages` messages whose
+// encryption is one encrypt_batch call. Batch ops count every message as an
+// operation in ops_per_ms, items and bytes, and per message in the
+// allocation counters; their time per iteration is per batch.
+enum class Op {
+  kEncrypt,
+  kDecrypt,
+  kRoundtrip,
+  kEncryptLog,
+  kSetKey,
+  kEncryptBatch,
+  kRoundtripBatch
+};
 // key: cached = one key schedule per thread; per-op = a new key schedule on
 // every operation (the seeds' Java and Go programs); hmac-sha256 = a key
 // derived per operation as HMAC-SHA256(secret, salt) from a pre-computed
@@ -45,6 +59,9 @@ struct Cell {
   unsigned pbkdf2_iterations = 0;  // KeyHandling::kPbkdf2 only
   int threads = 1;
   Payload payload = Payload::kRandom;
+  std::size_t messages = 1;  // batch ops: messages per encrypt_batch call
+
+  bool batch() const { return op == Op::kEncryptBatch || op == Op::kRoundtripBatch; }
 
   // name: the path without Google Benchmark's "/real_time/threads:T" suffix.
   std::string name() const;

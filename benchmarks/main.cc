@@ -348,9 +348,11 @@ void run_cell(benchmark::State& state, const Cell& cell, const Shared& shared) {
     return;
   }
 
+  // Batch ops count messages: every rate and per-op figure is per message.
+  const auto messages = static_cast<double>(workload->messages_per_iteration());
   double bytes = 0;
   if (cell.payload == Payload::kRandom) {
-    bytes = static_cast<double>(i) * static_cast<double>(cell.size);
+    bytes = static_cast<double>(i) * static_cast<double>(cell.size) * messages;
   } else {
     for (std::uint64_t k = 0; k < i; ++k)
       bytes += static_cast<double>(workload->plaintext_bytes(k));
@@ -359,7 +361,7 @@ void run_cell(benchmark::State& state, const Cell& cell, const Shared& shared) {
   // Google Benchmark sums counters over threads, giving the totals.
   using benchmark::Counter;
   const double wall = std::chrono::duration<double>(stop - start).count();
-  const double ops = static_cast<double>(i);
+  const double ops = static_cast<double>(i) * messages;
   state.counters["bytes_per_second"] = Counter(bytes / wall);
   state.counters["items_per_second"] = Counter(ops / wall);
   state.counters["ops_per_ms"] = Counter(ops / wall / 1000.0);
@@ -372,10 +374,10 @@ void run_cell(benchmark::State& state, const Cell& cell, const Shared& shared) {
         Counter(bytes / (shared.core_hz * busy_cores * wall), Counter::kInvert);
   }
   if (allocation_counting_enabled()) {
-    state.counters["allocs_per_op"] =
-        Counter(static_cast<double>(after.count - before.count), Counter::kAvgIterations);
-    state.counters["alloc_bytes_per_op"] =
-        Counter(static_cast<double>(after.bytes - before.bytes), Counter::kAvgIterations);
+    state.counters["allocs_per_op"] = Counter(
+        static_cast<double>(after.count - before.count) / messages, Counter::kAvgIterations);
+    state.counters["alloc_bytes_per_op"] = Counter(
+        static_cast<double>(after.bytes - before.bytes) / messages, Counter::kAvgIterations);
   }
 }
 

@@ -152,6 +152,52 @@ std::vector<Cell> seed004(const std::vector<std::string>& backends, int /*cores*
   return cells;
 }
 
+// multibuffer: CBC encryption of many independent messages at once
+// (encrypt-batch) against one message at a time (encrypt), by message count
+// and size; and the seed-000 roundtrip with its encryptions batched.
+std::vector<Cell> multibuffer(const std::vector<std::string>& backends, int /*cores*/) {
+  std::vector<Cell> cells;
+  for (const std::string& backend : backends) {
+    for (const std::size_t size : {64, 256, 1024, 4096, 16384}) {
+      cells.push_back({.scenario = "multibuffer",
+                       .backend = backend,
+                       .op = Op::kEncrypt,
+                       .size = size,
+                       .pool = true});
+      for (const std::size_t messages : {1, 2, 4, 8, 16, 32, 64}) {
+        cells.push_back({.scenario = "multibuffer",
+                         .backend = backend,
+                         .op = Op::kEncryptBatch,
+                         .size = size,
+                         .pool = true,
+                         .messages = messages});
+      }
+    }
+    for (const std::size_t key_bytes : {16, 32}) {
+      cells.push_back({.scenario = "multibuffer",
+                       .backend = backend,
+                       .key_bytes = key_bytes,
+                       .op = Op::kEncryptBatch,
+                       .size = 1024,
+                       .pool = true,
+                       .key = KeyHandling::kPerOp,
+                       .messages = 16});
+    }
+    for (const std::size_t messages : {1, 4, 16, 64}) {
+      cells.push_back({.scenario = "seed000",
+                       .backend = backend,
+                       .op = Op::kRoundtripBatch,
+                       .size = 100,
+                       .codec = Encoding::kBase64,
+                       .pool = true,
+                       .key = KeyHandling::kPerOp,
+                       .payload = Payload::kSeed000Message,
+                       .messages = messages});
+    }
+  }
+  return cells;
+}
+
 std::vector<Cell> full(const std::vector<std::string>& backends, int cores) {
   std::vector<Cell> cells;
   const std::vector<int> threads_list = thread_ladder(cores);
@@ -221,6 +267,11 @@ const std::vector<Suite>& suites() {
        "seed 004: AES-128-CBC encrypt of 64 KiB and 1 MiB, without and with a Base64 log line "
        "formatted and written per operation (profile it with --cpuprofile)",
        0.2, seed004},
+      {"multibuffer",
+       "multi-buffer AES-128-CBC encryption: encrypt-batch of 1..64 messages of 64 B..16 KiB "
+       "against single-message encrypt, per-message keys, and the seed-000 roundtrip batched "
+       "(1, 4, 16, 64 messages); rates are per message",
+       0.1, multibuffer},
       {"full", "the whole grid (tens of thousands of benchmarks: filter it)", 0.1, full},
   };
   return list;

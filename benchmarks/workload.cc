@@ -45,7 +45,7 @@ Workload::Workload(const Cell& cell, const AesBackend& backend, const AesBackend
     message_prefix_ = random_alphanumeric(rng, cell.size);
     message_buffer_.assign(message_prefix_.begin(), message_prefix_.end());
     message_buffer_.resize(cell.size + kMaxCounterDigits);
-    if (cell.op != Op::kRoundtrip)
+    if (cell.op != Op::kRoundtrip && cell.op != Op::kRoundtripBatch)
       throw std::runtime_error("the seed-000 message is a roundtrip workload");
   } else {
     key_ = random_bytes(rng, cell.key_bytes);
@@ -94,6 +94,27 @@ Workload::Workload(const Cell& cell, const AesBackend& backend, const AesBackend
       throw std::runtime_error("could not encode the decrypt input");
     }
   }
+  if (cell.batch()) {
+    if (cell.messages == 0) throw std::runtime_error("a batch needs at least one message");
+    if (derived) throw std::runtime_error("batch ops take cached or per-op keys");
+    if (cell.op == Op::kEncryptBatch && cell.codec != Encoding::kNone)
+      throw std::runtime_error("encrypt-batch measures encryption alone (codec none)");
+    slots_.resize(cell.messages);
+    batch_.resize(cell.messages);
+    for (Slot& slot : slots_) {
+      // The seed's messages share its fixed IV; random ones get their own.
+      slot.iv = cell.payload == Payload::kSeed000Message ? iv_ : random_bytes(rng, kAesBlockSize);
+      if (cell.mode == Mode::kEcb) slot.iv.clear();
+      if (cell.payload == Payload::kRandom) {
+        slot.random_plaintext = random_bytes(rng, cell.size);
+      } else {
+        slot.message_buffer = message_buffer_;
+      }
+      if (cell.key == KeyHandling::kPerOp) slot.cipher = backend.make_cipher(cell.mode);
+      if (cell.pool) allocate(slot.buffers);
+    }
+    return;
+  }
   if (cell.pool) allocate(buffers_);
 }
 
@@ -102,7 +123,8 @@ void Workload::allocate(Buffers& b) const {
   // and Java's new byte[] are.
   if (cell_.op == Op::kSetKey) return;
   const bool encrypts = cell_.op != Op::kDecrypt;
-  const bool decrypts = cell_.op == Op::kDecrypt || cell_.op == Op::kRoundtrip;
+  const bool decrypts =
+      cell_.op == Op::kDecrypt || cell_.op == Op::kRoundtrip || cell_.op == Op::kRoundtripBatch;
   const bool codec = cell_.codec != Encoding::kNone;
   if (encrypts) b.ciphertext = std::vector<std::uint8_t>(ciphertext_size_);
   if (encrypts && codec) b.text = std::string(text_size_, '\0');
@@ -116,25 +138,38 @@ bool Workload::fail(std::string message) {
   return false;
 }
 
-Bytes Workload::payload(std::uint64_t i) {
-  if (cell_.payload == Payload::kRandom) return random_plaintext_;
+Bytes Workload::seed000_message(std::uint64_t counter, std::vector<char>& buffer,
+                                std::string& fresh) {
   if (!cell_.pool) {
     // What the seed's Java and Go code do: a new string per operation.
-    message_ = message_prefix_ + std::to_string(i);
-    return as_bytes(message_);
+    fresh = message_prefix_ + std::to_string(counter);
+    return as_bytes(fresh);
   }
-  char* const start = message_buffer_.data();
-  char* const end = std::to_chars(start + cell_.size, start + message_buffer_.size(), i).ptr;
-  message_length_ = static_cast<std::size_t>(end - start);
-  return as_bytes({start, message_length_});
+  char* const start = buffer.data();
+  char* const end = std::to_chars(start + cell_.size, start + buffer.size(), counter).ptr;
+  return as_bytes({start, static_cast<std::size_t>(end - start)});
+}
+
+Bytes Workload::payload(std::uint64_t i) {
+  if (cell_.payload == Payload::kRandom) return random_plaintext_;
+  const Bytes message = seed000_message(i, message_buffer_, message_);
+  message_length_ = message.size();
+  return message;
+}
+
+std::size_t Workload::message_bytes(std::uint64_t counter) const {
+  if (cell_.payload == Payload::kRandom) return cell_.size;
+  std::size_t digits = 1;
+  for (std::uint64_t v = counter; v >= 10; v /= 10) ++digits;
+  return cell_.size + digits;
 }
 
 std::size_t Workload::plaintext_bytes(std::uint64_t i) const {
   if (cell_.op == Op::kSetKey) return 0;
-  if (cell_.payload == Payload::kRandom) return cell_.size;
-  std::size_t digits = 1;
-  for (std::uint64_t v = i; v >= 10; v /= 10) ++digits;
-  return cell_.size + digits;
+  if (!cell_.batch()) return message_bytes(i);
+  std::size_t total = 0;
+  for (std::uint64_t m = 0; m < cell_.messages; ++m) total += message_bytes(i * cell_.messages + m);
+  return total;
 }
 
 void Workload::salt_for(std::uint64_t i, std::uint8_t salt[16]) const {
@@ -183,7 +218,56 @@ bool Workload::write_log_line(std::string_view text) {
   return true;
 }
 
+bool Workload::run_batch(std::uint64_t i) {
+  const std::size_t n = slots_.size();
+  for (std::size_t m = 0; m < n; ++m) {
+    Slot& slot = slots_[m];
+    AesCipher* key = nullptr;  // the batch cipher's cached key
+    if (cell_.key == KeyHandling::kPerOp) {
+      if (!cell_.pool) slot.cipher = backend_.make_cipher(cell_.mode);
+      if (const Error e = slot.cipher->set_key(key_); e != Error::kNone) {
+        return fail("set_key: " + std::string(describe(e)));
+      }
+      key = slot.cipher.get();
+    }
+    slot.plain = cell_.payload == Payload::kRandom
+                     ? Bytes(slot.random_plaintext)
+                     : seed000_message(i * n + m, slot.message_buffer, slot.message);
+    if (!cell_.pool) allocate(slot.buffers);
+    batch_[m] = {slot.iv, slot.plain, slot.buffers.ciphertext, key, {}};
+  }
+  last_op_ = i;
+  if (const Error e = cipher_->encrypt_batch(Padding::kPkcs7, batch_); e != Error::kNone) {
+    return fail("encrypt_batch: " + std::string(describe(e)));
+  }
+  if (cell_.op == Op::kEncryptBatch) return true;
+
+  for (std::size_t m = 0; m < n; ++m) {
+    Slot& slot = slots_[m];
+    Buffers& b = slot.buffers;
+    Bytes ciphertext = Bytes(b.ciphertext).first(batch_[m].result.size);
+    if (cell_.codec != Encoding::kNone) {
+      const Result t =
+          backend_.codec().encode(cell_.codec, ciphertext, {b.text.data(), b.text.size()});
+      if (!t.ok()) return fail("encode: " + std::string(describe(t.error)));
+      const Result d = backend_.codec().decode(cell_.codec, {b.text.data(), t.size}, b.decoded);
+      if (!d.ok()) return fail("decode: " + std::string(describe(d.error)));
+      ciphertext = Bytes(b.decoded).first(d.size);
+    }
+    AesCipher& key = batch_[m].key != nullptr ? *batch_[m].key : *cipher_;
+    const Result r = key.decrypt(Padding::kPkcs7, slot.iv, ciphertext, b.plaintext);
+    if (!r.ok()) return fail("decrypt: " + std::string(describe(r.error)));
+    slot.plaintext_size = r.size;
+    if (r.size != slot.plain.size() ||
+        std::memcmp(b.plaintext.data(), slot.plain.data(), r.size) != 0) {
+      return fail("roundtrip: decrypted text differs from the plaintext");
+    }
+  }
+  return true;
+}
+
 bool Workload::run(std::uint64_t i) {
+  if (cell_.batch()) return run_batch(i);
   AesCipher* cipher = cipher_.get();
   if (cell_.key != KeyHandling::kCached && !rekey(i, &cipher)) return false;
   last_cipher_ = cipher;
@@ -246,16 +330,45 @@ std::vector<std::uint8_t> Workload::reference_key(std::uint64_t i) const {
 }
 
 std::vector<std::uint8_t> Workload::reference_ciphertext(Bytes plain, Bytes key) const {
+  return reference_ciphertext(plain, key, iv_);
+}
+
+std::vector<std::uint8_t> Workload::reference_ciphertext(Bytes plain, Bytes key, Bytes iv) const {
   const auto cipher = reference_.make_cipher(cell_.mode);
   std::vector<std::uint8_t> out(pkcs7_padded_size(plain.size()));
   if (cipher->set_key(key) != Error::kNone ||
-      !cipher->encrypt(Padding::kPkcs7, iv_, plain, out).ok()) {
+      !cipher->encrypt(Padding::kPkcs7, iv, plain, out).ok()) {
     throw std::runtime_error("the reference backend failed to encrypt");
   }
   return out;
 }
 
+std::string Workload::verify_batch() const {
+  const std::string who = " (" + cell_.backend + " vs reference " + reference_.info().name + ")";
+  for (std::size_t m = 0; m < slots_.size(); ++m) {
+    const Slot& slot = slots_[m];
+    const std::string which = "message " + std::to_string(m) + " of the batch";
+    std::vector<std::uint8_t> expected;
+    try {
+      expected = reference_ciphertext(slot.plain, key_, slot.iv);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    if (batch_[m].result.size != expected.size() ||
+        std::memcmp(slot.buffers.ciphertext.data(), expected.data(), expected.size()) != 0) {
+      return "verification failed: " + which + ": ciphertext differs from the reference" + who;
+    }
+    if (cell_.op == Op::kRoundtripBatch &&
+        (slot.plaintext_size != slot.plain.size() ||
+         std::memcmp(slot.buffers.plaintext.data(), slot.plain.data(), slot.plain.size()) != 0)) {
+      return "verification failed: " + which + ": roundtrip plaintext differs" + who;
+    }
+  }
+  return "";
+}
+
 std::string Workload::verify() const {
+  if (cell_.batch()) return verify_batch();
   const std::string who = " (" + cell_.backend + " vs reference " + reference_.info().name + ")";
   if (cell_.op == Op::kDecrypt) {
     if (last_plaintext_size_ != random_plaintext_.size() ||
@@ -308,7 +421,9 @@ std::string Workload::verify() const {
 
 void Workload::corrupt_last_output() {
   // The operation's final output: plaintext, text, ciphertext, or the key.
-  if (cell_.op == Op::kSetKey) {
+  if (cell_.batch()) {
+    slots_.back().buffers.ciphertext[0] ^= 0x01;
+  } else if (cell_.op == Op::kSetKey) {
     std::vector<std::uint8_t> wrong(cell_.key_bytes, 0x5a);
     (void)last_cipher_->set_key(wrong);
   } else if (cell_.op == Op::kDecrypt) {

@@ -36,8 +36,11 @@ class Workload {
   // the reference backend computes for the same input.
   std::string verify() const;
 
-  // plaintext_bytes: bytes of plaintext processed by operation `i`.
+  // plaintext_bytes: bytes of plaintext processed by iteration `i` (all its
+  // messages for batch ops).
   std::size_t plaintext_bytes(std::uint64_t i) const;
+  // messages_per_iteration: 1, or the batch size.
+  std::size_t messages_per_iteration() const { return cell_.batch() ? cell_.messages : 1; }
 
   // corrupt_last_output: changes one byte of the final output (tests of
   // verification only).
@@ -55,8 +58,24 @@ class Workload {
     void operator()(std::FILE* f) const { std::fclose(f); }
   };
 
+  // One message of a batch op, with everything it owns.
+  struct Slot {
+    std::vector<std::uint8_t> iv;
+    std::vector<std::uint8_t> random_plaintext;
+    std::vector<char> message_buffer;  // seed-000 message, pool on
+    std::string message;               // seed-000 message, pool off
+    Bytes plain;                       // this iteration's plaintext
+    Buffers buffers;
+    std::unique_ptr<AesCipher> cipher;  // key:per-op: this message's own key schedule
+    std::size_t plaintext_size = 0;     // what its decryption returned
+  };
+
   bool fail(std::string message);
   Bytes payload(std::uint64_t i);  // the plaintext of operation i
+  Bytes seed000_message(std::uint64_t counter, std::vector<char>& buffer, std::string& fresh);
+  std::size_t message_bytes(std::uint64_t counter) const;
+  bool run_batch(std::uint64_t i);
+  std::string verify_batch() const;
   void allocate(Buffers& b) const;
   // rekey: the per-operation key handling; points *cipher at the keyed cipher.
   bool rekey(std::uint64_t i, AesCipher** cipher);
@@ -66,6 +85,7 @@ class Workload {
   // and encrypts for operation i, for verification.
   std::vector<std::uint8_t> reference_key(std::uint64_t i) const;
   std::vector<std::uint8_t> reference_ciphertext(Bytes plain, Bytes key) const;
+  std::vector<std::uint8_t> reference_ciphertext(Bytes plain, Bytes key, Bytes iv) const;
 
   const Cell cell_;
   const AesBackend& backend_;
@@ -88,6 +108,8 @@ class Workload {
   std::unique_ptr<std::FILE, FileCloser> log_;  // op encrypt-log: an anonymous temp file
   std::uint64_t log_bytes_ = 0;
   Buffers buffers_;
+  std::vector<Slot> slots_;          // batch ops
+  std::vector<BatchMessage> batch_;  // batch ops: the encrypt_batch argument
   Bytes last_plain_;
   AesCipher* last_cipher_ = nullptr;
   std::uint64_t last_op_ = 0;

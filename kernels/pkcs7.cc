@@ -23,9 +23,10 @@ std::uint32_t mask_equal(std::uint32_t a, std::uint32_t b) {
 
 void pkcs7_fill_last_block(const std::uint8_t* tail, std::size_t tail_length,
                            std::uint8_t block[kAesBlockSize]) {
-  const auto pad = static_cast<std::uint8_t>(kAesBlockSize - tail_length);
+  // A fixed-size fill first (one store; a variable-length memset becomes a
+  // slow string instruction), then the tail over it.
+  std::memset(block, static_cast<int>(kAesBlockSize - tail_length), kAesBlockSize);
   if (tail_length != 0) std::memcpy(block, tail, tail_length);
-  std::memset(block + tail_length, pad, pad);
 }
 
 std::size_t pkcs7_padding_length(const std::uint8_t block[kAesBlockSize]) {

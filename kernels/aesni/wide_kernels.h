@@ -369,21 +369,14 @@ void cbc_enc_lanes(const CbcLane* messages, std::size_t count) {
   const std::uint8_t* in_ptr[kLanes];
   std::uint8_t* out_ptr[kLanes];
   alignas(64) std::uint8_t chain_mem[kLanes][16] = {};
-  V keys[Rounds + 1][N] = {};  // per-lane round keys
+  V keys[Rounds + 1][N];  // per-lane round keys, gathered after each refill when not shared
+  const std::uint8_t* key_ptr[kLanes];
   V chain[N];
   std::size_t next = 0;
   bool shared_key = true;
   for (std::size_t i = 1; i < count; ++i)
     shared_key &= messages[i].schedule == messages[0].schedule;
 
-  const auto set_key = [&](std::size_t j, const KeySchedule* ks) {
-    alignas(64) std::uint8_t tmp[16 * T::kBlocks];
-    for (int r = 0; r <= Rounds; ++r) {
-      T::store(tmp, keys[r][j / T::kBlocks]);
-      std::memcpy(tmp + 16 * (j % T::kBlocks), ks->enc[r], 16);
-      keys[r][j / T::kBlocks] = T::load(tmp);
-    }
-  };
   // refill: gives every lane without work the next message, or a lane to shadow.
   const auto refill = [&]() {
     for (std::size_t j = 0; j < kLanes; ++j) {
@@ -393,7 +386,6 @@ void cbc_enc_lanes(const CbcLane* messages, std::size_t count) {
         const CbcLane& m = messages[next++];
         lane[j] = {m.in, m.out, m.blocks, m.final, m.schedule, -1};
         std::memcpy(chain_mem[j], m.iv, 16);
-        if (!shared_key) set_key(j, m.schedule);
       } else {
         lane[j].source = -2;  // decided below, once every lane has its message
       }
@@ -411,7 +403,6 @@ void cbc_enc_lanes(const CbcLane* messages, std::size_t count) {
       const State& s = lane[running];
       lane[j] = {s.in, s.out, s.blocks, s.final, s.ks, running};
       std::memcpy(chain_mem[j], chain_mem[running], 16);
-      if (!shared_key) set_key(j, s.ks);
     }
     return running >= 0;
   };
@@ -421,6 +412,14 @@ void cbc_enc_lanes(const CbcLane* messages, std::size_t count) {
   if (shared_key) broadcast_keys<T, Rounds>(messages[0].schedule->enc, shared);
   while (refill()) {
     for (int v = 0; v < N; ++v) chain[v] = T::load(chain_mem[v * T::kBlocks]);
+    if (!shared_key) {
+      // Registers built from the lanes' schedules; assembling them in memory
+      // would make each 64-byte load wait on four 16-byte stores.
+      for (std::size_t j = 0; j < kLanes; ++j) key_ptr[j] = lane[j].ks->enc[0];
+      for (int r = 0; r <= Rounds; ++r) {
+        for (int v = 0; v < N; ++v) keys[r][v] = T::gather(key_ptr + v * T::kBlocks, 16 * r);
+      }
+    }
     // A run of steps in which no lane ends or switches to its final block.
     std::size_t run = SIZE_MAX;
     for (const State& s : lane) run = std::min(run, s.blocks != 0 ? s.blocks : std::size_t{1});
@@ -525,6 +524,11 @@ struct WideKernels {
   // As few registers as the messages fill: idle lanes would only shadow.
   static void cbc_encrypt_lanes(const CbcLane* messages, std::size_t count) {
     if (count == 0) return;
+    if (count == 1) {  // one chain: nothing to interleave
+      const CbcLane& m = messages[0];
+      cbc_encrypt(*m.schedule, m.iv, m.in, m.out, m.blocks, m.final);
+      return;
+    }
     const std::size_t wanted = (count + T::kBlocks - 1) / T::kBlocks;
     const int n = static_cast<int>(std::min<std::size_t>(wanted, LaneRegisters));
     const int rounds = messages[0].schedule->rounds;
