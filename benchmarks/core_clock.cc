@@ -26,21 +26,29 @@ std::uint64_t dependent_chain(std::uint64_t iterations) {
   return x;
 }
 
-}  // namespace
-
-double measure_core_hz() {
+double fastest_sample(std::uint64_t iterations, int samples) {
   using Clock = std::chrono::steady_clock;
-  constexpr std::uint64_t kIterations = 300'000;  // 58 M cycles: ~15 ms at 4 GHz
-  dependent_chain(kIterations / 4);               // let the clock ramp up
   double best = 0;
-  for (int sample = 0; sample < 7; ++sample) {
+  for (int sample = 0; sample < samples; ++sample) {
     const auto start = Clock::now();
-    dependent_chain(kIterations);
+    dependent_chain(iterations);
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    const double hz = static_cast<double>(kIterations * kCyclesPerIteration) / seconds;
+    const double hz = static_cast<double>(iterations * kCyclesPerIteration) / seconds;
     if (hz > best) best = hz;
   }
   return best;
+}
+
+}  // namespace
+
+double measure_core_hz() {
+  constexpr std::uint64_t kIterations = 300'000;  // 58 M cycles: ~15 ms at 4 GHz
+  dependent_chain(kIterations / 4);               // let the clock ramp up
+  return fastest_sample(kIterations, 7);
+}
+
+double sample_core_hz() {
+  return fastest_sample(10'000, 3);  // 1.9 M cycles each: ~0.5 ms
 }
 
 }  // namespace cryptobench::bench

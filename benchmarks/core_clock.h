@@ -9,4 +9,9 @@ namespace cryptobench::bench {
 // ramped up, and the slowest samples are the ones the scheduler interrupted).
 double measure_core_hz();
 
+// sample_core_hz: the fastest of three ~0.5 ms samples: the clock as it is
+// right now. The clock of a shared VM drifts (seen: 3.5-4.1 GHz within
+// minutes), so each benchmark samples it right after its timed loop.
+double sample_core_hz();
+
 }  // namespace cryptobench::bench

@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "benchmarks/aes_limits.h"
 #include "benchmarks/alloc_counter.h"
 #include "benchmarks/build_info.h"
 #include "benchmarks/core_clock.h"
@@ -171,7 +172,8 @@ void list_backends() {
 }
 
 // Everything a reader of the JSON needs to judge the figures.
-void add_context(const Options& o, double core_hz, const std::vector<std::string>& backends,
+void add_context(const Options& o, double core_hz, const AesLimits& limits,
+                 const std::vector<std::string>& backends,
                  const std::map<std::string, std::string>& references) {
   const CpuFeatures& cpu = hardware_cpu_features();
   benchmark::AddCustomContext("cryptobench_suite", o.suite);
@@ -185,8 +187,17 @@ void add_context(const Options& o, double core_hz, const std::vector<std::string
   benchmark::AddCustomContext("core_clock_ghz", ghz);
   benchmark::AddCustomContext(
       "core_clock_method",
-      "a chain of dependent 3-cycle IMULs timed with steady_clock, best of 7 "
-      "(the TSC of this VM type runs slower than the cores)");
+      "a chain of dependent 3-cycle IMULs timed with steady_clock (the TSC of this VM type "
+      "runs slower than the cores): core_clock_ghz is the best of 7 15-ms samples at the start; "
+      "each benchmark's core_ghz, which its cycles_per_byte uses, is the higher of that and the "
+      "best of 3 0.5-ms samples right after its timed loop, as the clock drifts");
+  benchmark::AddCustomContext("aes_limits", limits.context());
+  benchmark::AddCustomContext(
+      "aes_limits_method",
+      "per register width, nominal AESENC latency (cycles) / throughput (instructions per "
+      "cycle), measured at the start of the run with inline-assembly streams (16 dependent, "
+      "96 independent) against the IMUL-chain clock and rounded to the architectural value; "
+      "cryptobench-results bounds turns them into per-mode bounds");
   benchmark::AddCustomContext("compiler", "g++ " __VERSION__);
   benchmark::AddCustomContext("cxx_flags", CRYPTOBENCH_CXX_FLAGS);
   benchmark::AddCustomContext("build_type", CRYPTOBENCH_BUILD_TYPE);
@@ -248,7 +259,7 @@ void fail_benchmark(benchmark::State& state, const Cell& cell, const std::string
 struct Shared {
   const AesBackend* backend;
   const AesBackend* reference;
-  double core_hz;
+  double start_hz;  // the core clock measured at the start of the run
   int cores;
   bool inject_verify_fault;
 };
@@ -341,6 +352,12 @@ void run_cell(benchmark::State& state, const Cell& cell, const Shared& shared) {
   const auto stop = Clock::now();
   const AllocStats after = thread_alloc_stats();
   if (state.error_occurred()) return;
+  // Cycles are wall time x clock, and this VM's clock, as a dependent chain
+  // sees it, wanders (3.5-4.1 GHz within minutes: turbo, or a neighbour's
+  // load). Using the faster of the run's start clock and a sample taken right
+  // after this loop never undercounts cycles, so a figure can never look
+  // faster than the hardware allows because the clock was caught low.
+  const double core_hz = std::max(shared.start_hz, sample_core_hz());
 
   if (shared.inject_verify_fault) workload->corrupt_last_output();
   if (const std::string problem = workload->verify(); !problem.empty()) {
@@ -371,8 +388,9 @@ void run_cell(benchmark::State& state, const Cell& cell, const Shared& shared) {
     // inverted by Google Benchmark.
     const double busy_cores = std::min(cell.threads, shared.cores);
     state.counters["cycles_per_byte"] =
-        Counter(bytes / (shared.core_hz * busy_cores * wall), Counter::kInvert);
+        Counter(bytes / (core_hz * busy_cores * wall), Counter::kInvert);
   }
+  state.counters["core_ghz"] = Counter(core_hz / 1e9, Counter::kAvgThreads);
   if (allocation_counting_enabled()) {
     state.counters["allocs_per_op"] = Counter(
         static_cast<double>(after.count - before.count) / messages, Counter::kAvgIterations);
@@ -522,8 +540,9 @@ int run(int argc, char** argv) {
     }
   }
 
-  const double core_hz = measure_core_hz();
-  add_context(o, core_hz, backends, references);
+  const AesLimits limits = measure_aes_limits();
+  const double core_hz = limits.core_hz > 0 ? limits.core_hz : measure_core_hz();
+  add_context(o, core_hz, limits, backends, references);
 
   std::vector<Shared> shared;
   shared.reserve(backends.size());

@@ -152,6 +152,38 @@ std::vector<Cell> seed004(const std::vector<std::string>& backends, int /*cores*
   return cells;
 }
 
+// bounds: one figure per backend and mode to set against the hardware bound
+// (cryptobench-results bounds): 16 KiB, cached key, no codec, 1 thread; and
+// multi-buffer CBC encryption of 16 messages of 1 KiB and of 16 KiB.
+std::vector<Cell> bounds(const std::vector<std::string>& backends, int /*cores*/) {
+  std::vector<Cell> cells;
+  for (const std::string& backend : backends) {
+    for (const std::size_t key_bytes : {16, 32}) {
+      for (const Mode mode : {Mode::kEcb, Mode::kCbc}) {
+        for (const Op op : {Op::kEncrypt, Op::kDecrypt}) {
+          cells.push_back({.scenario = "bounds",
+                           .backend = backend,
+                           .mode = mode,
+                           .key_bytes = key_bytes,
+                           .op = op,
+                           .size = 16384,
+                           .pool = true});
+        }
+      }
+      for (const std::size_t size : {1024, 16384}) {
+        cells.push_back({.scenario = "bounds",
+                         .backend = backend,
+                         .key_bytes = key_bytes,
+                         .op = Op::kEncryptBatch,
+                         .size = size,
+                         .pool = true,
+                         .messages = 16});
+      }
+    }
+  }
+  return cells;
+}
+
 // multibuffer: CBC encryption of many independent messages at once
 // (encrypt-batch) against one message at a time (encrypt), by message count
 // and size; and the seed-000 roundtrip with its encryptions batched.
@@ -272,6 +304,10 @@ const std::vector<Suite>& suites() {
        "against single-message encrypt, per-message keys, and the seed-000 roundtrip batched "
        "(1, 4, 16, 64 messages); rates are per message",
        0.1, multibuffer},
+      {"bounds",
+       "every backend's ECB/CBC encrypt/decrypt of 16 KiB and multi-buffer CBC encrypt (16 x "
+       "1 KiB, 16 x 16 KiB), AES-128 and AES-256, for cryptobench-results bounds",
+       0.2, bounds},
       {"full", "the whole grid (tens of thousands of benchmarks: filter it)", 0.1, full},
   };
   return list;

@@ -17,7 +17,7 @@ REQUIRED_CONTEXT = ["cryptobench_suite", "cpu_model", "cpu_flags", "core_clock_g
                     "compiler", "cxx_flags", "build_type", "gbench_build_note",
                     "git_commit", "allocation_counting", "date", "host_name"]
 POSITIVE = ["real_time", "cpu_time", "iterations", "bytes_per_second", "items_per_second",
-            "ops_per_ms", "cycles_per_byte"]
+            "ops_per_ms", "cycles_per_byte", "core_ghz"]
 ALLOCATION = ["allocs_per_op", "alloc_bytes_per_op"]
 
 

@@ -23,13 +23,14 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 TOOLS = os.path.join(ROOT, "tools", "results")
 sys.path.insert(0, TOOLS)
 
-from cryptobench_results import compare, gbench, jmh, report, stats  # noqa: E402
+from cryptobench_results import bounds, compare, gbench, jmh, report, stats  # noqa: E402
 from cryptobench_results import select as selection  # noqa: E402
 
 GOLDEN = os.path.join(HERE, "golden")
 FAST = os.path.join(GOLDEN, "run_openssl_aesni.json")
 SLOW = os.path.join(GOLDEN, "run_openssl_without_aesni.json")
 KEYS = os.path.join(GOLDEN, "run_keys_openssl_aesni.json")
+BOUNDS = os.path.join(GOLDEN, "run_bounds.json")
 CLI = os.path.join(TOOLS, "cryptobench-results")
 UPDATE = os.environ.get("CRYPTOBENCH_UPDATE_GOLDEN") == "1"
 
@@ -267,6 +268,63 @@ class KeyHandlingReportTest(unittest.TestCase):
     def test_absent_section_says_so(self):
         html = report.render(gbench.load_run(FAST))
         self.assertIn("Not in this run (suite seed002-keys)", html)
+
+
+class BoundsTest(unittest.TestCase):
+    def test_every_figure_has_its_bound(self):
+        run = gbench.load_run(BOUNDS)
+        rows = bounds.rows(run)
+        # 3 backends x (ECB enc/dec, CBC enc/dec, 2 batches), AES-128.
+        self.assertEqual(len(rows), 18)
+        by = {(r["backend"], r["cipher"], r["op"], r["size"]): r for r in rows}
+        # CBC encryption: 10 rounds x 3 cycles / 16 bytes, plus the padding block.
+        self.assertAlmostEqual(by["aesni", "aes-128-cbc", "encrypt", 16384]["bound"],
+                               30 / 16 * 1025 / 1024)
+        # Parallel modes at each implementation's width; the absolute bound is VAES's.
+        self.assertAlmostEqual(by["openssl", "aes-128-ecb", "decrypt", 16384]["bound"],
+                               10 / 2 / 16 * 1025 / 1024)
+        self.assertAlmostEqual(by["vaes512", "aes-128-cbc", "decrypt", 16384]["bound"],
+                               10 / 4 / 16 * 1025 / 1024)
+        self.assertEqual(by["openssl", "aes-128-ecb", "decrypt", 16384]["absolute"],
+                         by["vaes512", "aes-128-cbc", "decrypt", 16384]["bound"])
+        # A library's batch is a loop of chains; the hand-written ones interleave.
+        self.assertIn("serial", by["openssl", "aes-128-cbc", "encrypt-batch", 1024]["kind"])
+        self.assertIn("zmm", by["vaes512", "aes-128-cbc", "encrypt-batch", 1024]["kind"])
+        self.assertFalse(any(r["above"] for r in rows))
+        self.assertTrue(all(0 < r["share"] <= 1.0 / (1 - bounds.TOLERANCE) for r in rows))
+
+    def test_a_figure_faster_than_the_hardware_is_flagged(self):
+        doc = json.load(open(BOUNDS))
+        target = "backend:aesni/cipher:aes-128-cbc/op:encrypt/"
+        for b in doc["benchmarks"]:
+            if target in b["name"]:
+                b["cycles_per_byte"] = 1.0  # a chain of 10 AESENCs cannot do 16 cycles a block
+        with tempfile.TemporaryDirectory() as d:
+            r = run_cli("bounds", write_json(d, "fast.json", doc))
+            self.assertEqual(r.returncode, 1, r.stderr)
+            flagged = [line for line in r.stdout.splitlines() if "ABOVE THE BOUND" in line]
+            self.assertEqual(len(flagged), 1)
+            self.assertIn("aesni", flagged[0])
+            self.assertIn("1 figure(s) faster than the hardware bound", r.stderr)
+
+    def test_runs_without_limits_are_refused(self):
+        doc = json.load(open(BOUNDS))
+        with tempfile.TemporaryDirectory() as d:
+            del doc["context"]["aes_limits"]
+            r = run_cli("bounds", write_json(d, "old.json", doc))
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("no aes_limits context", r.stderr)
+            doc["context"]["aes_limits"] = "xmm:3"
+            r = run_cli("bounds", write_json(d, "bad.json", doc))
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("malformed", r.stderr)
+            r = run_cli("bounds", KEYS)  # no encrypt/decrypt at 1 thread without codec
+            self.assertEqual(r.returncode, 2)
+
+    def test_golden_output(self):
+        r = run_cli("bounds", BOUNDS, "--markdown")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        golden_check(self, "bounds.expected.md", r.stdout)
 
 
 class CliTest(unittest.TestCase):

@@ -190,7 +190,8 @@ def section_cycles(run):
     clock = run.context.get("core_clock_ghz", "?")
     return ("<h2>Cycles per byte</h2>"
             f"<p class='note'>{escape(cipher)}, codec none, pool on, 1 thread; median cycles per plaintext "
-            f"byte at the measured core clock of {escape(str(clock))} GHz (SUPERCOP style).</p>"
+            f"byte (SUPERCOP style) at the core clock each benchmark measured right after its loop "
+            f"(the run started at {escape(str(clock))} GHz).</p>"
             f"<table><tr><th class='l'>backend</th><th class='l'>op</th>{head}</tr>{''.join(rows)}</table>")
 
 

@@ -1,0 +1,147 @@
+#include "benchmarks/aes_limits.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+
+#include "benchmarks/core_clock.h"
+#include "kernels/cpu_features.h"
+
+namespace cryptobench::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kLoops = 200'000;
+
+// 16 dependent AESENCs per loop: latency.
+void xmm_latency() {
+  for (int i = 0; i < kLoops; ++i) {
+    __asm__ volatile(".rept 16\n\taesenc %%xmm15, %%xmm0\n\t.endr" ::: "xmm0", "xmm15");
+  }
+}
+// 12 independent chains x 8: throughput.
+void xmm_throughput() {
+  for (int i = 0; i < kLoops; ++i) {
+    __asm__ volatile(
+        ".rept 8\n\t"
+        "aesenc %%xmm15, %%xmm0\n\taesenc %%xmm15, %%xmm1\n\taesenc %%xmm15, %%xmm2\n\t"
+        "aesenc %%xmm15, %%xmm3\n\taesenc %%xmm15, %%xmm4\n\taesenc %%xmm15, %%xmm5\n\t"
+        "aesenc %%xmm15, %%xmm6\n\taesenc %%xmm15, %%xmm7\n\taesenc %%xmm15, %%xmm8\n\t"
+        "aesenc %%xmm15, %%xmm9\n\taesenc %%xmm15, %%xmm10\n\taesenc %%xmm15, %%xmm11\n\t"
+        ".endr" ::
+            : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+              "xmm10", "xmm11", "xmm15");
+  }
+}
+__attribute__((target("avx2,vaes"))) void ymm_latency() {
+  for (int i = 0; i < kLoops; ++i) {
+    __asm__ volatile(".rept 16\n\tvaesenc %%ymm15, %%ymm0, %%ymm0\n\t.endr" ::: "xmm0", "xmm15");
+  }
+}
+__attribute__((target("avx2,vaes"))) void ymm_throughput() {
+  for (int i = 0; i < kLoops; ++i) {
+    __asm__ volatile(
+        ".rept 8\n\t"
+        "vaesenc %%ymm15, %%ymm0, %%ymm0\n\tvaesenc %%ymm15, %%ymm1, %%ymm1\n\t"
+        "vaesenc %%ymm15, %%ymm2, %%ymm2\n\tvaesenc %%ymm15, %%ymm3, %%ymm3\n\t"
+        "vaesenc %%ymm15, %%ymm4, %%ymm4\n\tvaesenc %%ymm15, %%ymm5, %%ymm5\n\t"
+        "vaesenc %%ymm15, %%ymm6, %%ymm6\n\tvaesenc %%ymm15, %%ymm7, %%ymm7\n\t"
+        "vaesenc %%ymm15, %%ymm8, %%ymm8\n\tvaesenc %%ymm15, %%ymm9, %%ymm9\n\t"
+        "vaesenc %%ymm15, %%ymm10, %%ymm10\n\tvaesenc %%ymm15, %%ymm11, %%ymm11\n\t"
+        ".endr" ::
+            : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+              "xmm10", "xmm11", "xmm15");
+  }
+}
+__attribute__((target("avx512f,vaes"))) void zmm_latency() {
+  for (int i = 0; i < kLoops; ++i) {
+    __asm__ volatile(".rept 16\n\tvaesenc %%zmm15, %%zmm0, %%zmm0\n\t.endr" ::: "xmm0", "xmm15");
+  }
+}
+__attribute__((target("avx512f,vaes"))) void zmm_throughput() {
+  for (int i = 0; i < kLoops; ++i) {
+    __asm__ volatile(
+        ".rept 8\n\t"
+        "vaesenc %%zmm15, %%zmm0, %%zmm0\n\tvaesenc %%zmm15, %%zmm1, %%zmm1\n\t"
+        "vaesenc %%zmm15, %%zmm2, %%zmm2\n\tvaesenc %%zmm15, %%zmm3, %%zmm3\n\t"
+        "vaesenc %%zmm15, %%zmm4, %%zmm4\n\tvaesenc %%zmm15, %%zmm5, %%zmm5\n\t"
+        "vaesenc %%zmm15, %%zmm6, %%zmm6\n\tvaesenc %%zmm15, %%zmm7, %%zmm7\n\t"
+        "vaesenc %%zmm15, %%zmm8, %%zmm8\n\tvaesenc %%zmm15, %%zmm9, %%zmm9\n\t"
+        "vaesenc %%zmm15, %%zmm10, %%zmm10\n\tvaesenc %%zmm15, %%zmm11, %%zmm11\n\t"
+        ".endr" ::
+            : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+              "xmm10", "xmm11", "xmm15");
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// nearest: `value` rounded to a whole number when within 10% of it.
+double nearest(double value) {
+  const double whole = std::max(1.0, std::round(value));
+  return std::abs(value - whole) <= 0.1 * whole ? whole : value;
+}
+
+}  // namespace
+
+double AesWidth::nominal_latency() const { return nearest(latency); }
+
+double AesWidth::nominal_throughput() const {
+  return throughput >= 1.0 ? nearest(throughput) : 1.0 / nearest(1.0 / throughput);
+}
+
+double AesLimits::serial_cycles_per_byte(int rounds) const {
+  return rounds * widths.front().nominal_latency() / 16.0;
+}
+
+double AesLimits::parallel_cycles_per_byte(int rounds, const AesWidth& width) const {
+  return rounds / (width.nominal_throughput() * width.blocks_per_register) / 16.0;
+}
+
+std::string AesLimits::context() const {
+  std::string text;
+  for (const AesWidth& w : widths) {
+    char item[64];
+    std::snprintf(item, sizeof item, "%s%s:%g/%g", text.empty() ? "" : ",", w.name.c_str(),
+                  w.nominal_latency(), w.nominal_throughput());
+    text += item;
+  }
+  return text;
+}
+
+AesLimits measure_aes_limits() {
+  AesLimits limits;
+  const CpuFeatures& cpu = hardware_cpu_features();
+  if (!cpu.aesni) return limits;
+  limits.core_hz = measure_core_hz();
+  // Cycles from the clock sampled right before each stream, not the one at
+  // the start: the clock wanders.
+  const auto cycles_per = [&](void (*body)(), double instructions) {
+    double best = 1e300;
+    for (int i = 0; i < 5; ++i) {
+      const double hz = sample_core_hz();
+      const auto start = Clock::now();
+      body();
+      best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count() * hz);
+    }
+    return best / instructions;
+  };
+  limits.widths.push_back({"xmm", 1, cycles_per(xmm_latency, 16.0 * kLoops),
+                           1.0 / cycles_per(xmm_throughput, 96.0 * kLoops)});
+  if (cpu.vaes && cpu.avx2) {
+    limits.widths.push_back({"ymm", 2, cycles_per(ymm_latency, 16.0 * kLoops),
+                             1.0 / cycles_per(ymm_throughput, 96.0 * kLoops)});
+  }
+  if (cpu.vaes && cpu.avx512f) {
+    limits.widths.push_back({"zmm", 4, cycles_per(zmm_latency, 16.0 * kLoops),
+                             1.0 / cycles_per(zmm_throughput, 96.0 * kLoops)});
+  }
+  return limits;
+}
+
+}  // namespace cryptobench::bench

@@ -1,0 +1,119 @@
+"""Each figure against the hardware bound that limits it.
+
+The run's context carries the AES instruction limits measured at its start
+(aes_limits: nominal latency in cycles / instructions per cycle, per register
+width). From them, per benchmark (1 thread, no codec):
+
+- CBC encryption of one message is a chain: a block costs rounds x latency.
+- ECB, CBC decryption and multi-buffer CBC encryption are parallel: a block
+  costs rounds / (instructions per cycle x blocks per register), at the
+  register width the implementation uses (AES-NI 128-bit for the libraries
+  and aesni, VAES for vaes256/vaes512). The absolute bound is the widest.
+
+Bounds are per plaintext byte, so they include the PKCS#7 padding block
+(1025 blocks for 16 KiB). A figure faster than the absolute bound (beyond a
+tolerance for clock drift) means the harness mis-measures: it is flagged and
+the command exits 1.
+"""
+from .gbench import ResultsError
+
+ROUNDS = {"128": 10, "192": 12, "256": 14}
+BLOCKS_PER_REGISTER = {"xmm": 1, "ymm": 2, "zmm": 4}
+TOLERANCE = 0.05
+
+
+def parse_limits(text):
+    """'xmm:3/2,ymm:3/2,zmm:3/1' -> {'xmm': (3.0, 2.0), ...}."""
+    limits = {}
+    for item in filter(None, (text or "").split(",")):
+        try:
+            width, values = item.split(":")
+            latency, throughput = (float(v) for v in values.split("/"))
+        except ValueError:
+            raise ResultsError(f"aes_limits context '{text}' is malformed at '{item}'") from None
+        if width not in BLOCKS_PER_REGISTER or latency <= 0 or throughput <= 0:
+            raise ResultsError(f"aes_limits context '{text}': bad entry '{item}'")
+        limits[width] = (latency, throughput)
+    if "xmm" not in limits:
+        raise ResultsError("the run has no aes_limits context (xmm): record it with a "
+                           "cryptobench that measures it (--suite=bounds)")
+    return limits
+
+
+def implementation_width(code_path, limits):
+    """The register width a backend's code path says it uses."""
+    for marker, width in (("VAES 512", "zmm"), ("VAES 256", "ymm")):
+        if marker in code_path and width in limits:
+            return width
+    return "xmm"
+
+
+def rows(run):
+    limits = parse_limits(run.context.get("aes_limits"))
+
+    def parallel(rounds, width):
+        latency, throughput = limits[width]
+        return rounds / (throughput * BLOCKS_PER_REGISTER[width]) / 16.0
+
+    out = []
+    for b in run.benchmarks.values():
+        p = b.params
+        measured = b.value("cycles_per_byte")
+        if b.error or measured is None or b.threads != 1 or p.get("codec") != "none":
+            continue
+        op = p.get("op")
+        try:
+            _, bits, mode = p["cipher"].split("-")
+            rounds = ROUNDS[bits]
+            size = int(p["size"])
+        except (KeyError, ValueError):
+            continue
+        if op not in ("encrypt", "decrypt", "encrypt-batch") or size <= 0:
+            continue
+        padding = (size // 16 + 1) * 16 / size  # ciphertext blocks per plaintext byte
+        code_path = run.context.get(f"backend.{p['backend']}.code_path", "")
+        width = implementation_width(code_path, limits)
+        serial = rounds * limits["xmm"][0] / 16.0
+        widest = min(parallel(rounds, w) for w in limits)
+        if mode == "cbc" and op == "encrypt":
+            kind, bound, absolute = "serial chain: AESENC latency", serial, serial
+        elif op == "encrypt-batch" and mode == "cbc" and "multi-buffer" not in code_path:
+            kind, bound, absolute = "serial chain (no multi-buffer)", serial, widest
+        else:
+            kind = f"AES throughput, {width}"
+            bound, absolute = parallel(rounds, width), widest
+        bound *= padding
+        absolute *= padding
+        out.append({
+            "backend": p["backend"], "cipher": p["cipher"], "op": op, "size": size,
+            "messages": int(p.get("messages", "1")), "measured": measured,
+            "samples": len(b.samples["cycles_per_byte"]), "kind": kind, "bound": bound,
+            "share": bound / measured, "absolute": absolute,
+            "above": measured < absolute * (1 - TOLERANCE),
+        })
+    if not out:
+        raise ResultsError("no 1-thread, codec-none encrypt/decrypt figure to set against a bound "
+                           "(run --suite=bounds)")
+    return out
+
+
+def render(table, context, markdown):
+    header = ["backend", "cipher", "op", "size", "msgs", "measured c/B", "n", "bound c/B",
+              "% of bound", "limited by", "absolute bound c/B", "verdict"]
+    lines = []
+    for r in table:
+        lines.append([r["backend"], r["cipher"], r["op"], str(r["size"]), str(r["messages"]),
+                      f"{r['measured']:.3f}", str(r["samples"]), f"{r['bound']:.3f}",
+                      f"{100 * r['share']:.0f}%", r["kind"], f"{r['absolute']:.3f}",
+                      "ABOVE THE BOUND: the harness mis-measures" if r["above"] else "ok"])
+    intro = (f"AES limits of this run: {context.get('aes_limits')} (latency cycles / instructions "
+             f"per cycle per width); clock at start {context.get('core_clock_ghz', '?')} GHz; "
+             "cycles per plaintext byte, medians.")
+    if markdown:
+        out = [intro, "", "| " + " | ".join(header) + " |",
+               "|" + "|".join("---" for _ in header) + "|"]
+        out += ["| " + " | ".join(line) + " |" for line in lines]
+        return "\n".join(out)
+    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return "\n".join([intro, "", fmt.format(*header)] + [fmt.format(*line) for line in lines])
