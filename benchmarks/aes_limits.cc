@@ -124,7 +124,7 @@ AesLimits measure_aes_limits() {
   const auto cycles_per = [&](void (*body)(), double instructions) {
     double best = 1e300;
     for (int i = 0; i < 5; ++i) {
-      const double hz = sample_core_hz();
+      const double hz = mean_core_hz(2);
       const auto start = Clock::now();
       body();
       best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count() * hz);

@@ -9,9 +9,11 @@ namespace cryptobench::bench {
 // ramped up, and the slowest samples are the ones the scheduler interrupted).
 double measure_core_hz();
 
-// sample_core_hz: the fastest of three ~0.5 ms samples: the clock as it is
-// right now. The clock of a shared VM drifts (seen: 3.5-4.1 GHz within
-// minutes), so each benchmark samples it right after its timed loop.
-double sample_core_hz();
+// mean_core_hz: the mean of `samples` ~1 ms measurements: the clock as
+// dependent chains see it now. On a shared VM it wanders (measured here: a
+// standard deviation of 2.5% between 1-ms samples, 1.3% between 10-ms ones,
+// and 3.5-4.1 GHz within minutes), and work running now sees the same
+// average, so benchmarks and the AES limits are measured against it.
+double mean_core_hz(int samples);
 
 }  // namespace cryptobench::bench

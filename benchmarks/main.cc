@@ -189,8 +189,9 @@ void add_context(const Options& o, double core_hz, const AesLimits& limits,
       "core_clock_method",
       "a chain of dependent 3-cycle IMULs timed with steady_clock (the TSC of this VM type "
       "runs slower than the cores): core_clock_ghz is the best of 7 15-ms samples at the start; "
-      "each benchmark's core_ghz, which its cycles_per_byte uses, is the higher of that and the "
-      "best of 3 0.5-ms samples right after its timed loop, as the clock drifts");
+      "each benchmark's core_ghz, which its cycles_per_byte uses, a 2-ms sample right before its "
+      "timed loop, averaged with one right after it for 1 thread, as the clock wanders (about "
+      "2% between 1-ms samples here)");
   benchmark::AddCustomContext("aes_limits", limits.context());
   benchmark::AddCustomContext(
       "aes_limits_method",
@@ -259,7 +260,6 @@ void fail_benchmark(benchmark::State& state, const Cell& cell, const std::string
 struct Shared {
   const AesBackend* backend;
   const AesBackend* reference;
-  double start_hz;  // the core clock measured at the start of the run
   int cores;
   bool inject_verify_fault;
 };
@@ -267,7 +267,10 @@ struct Shared {
 // Ctrl-C: the benchmark running finishes, the rest are skipped quickly, and
 // the JSON is completed, so what finished stays usable. A second Ctrl-C ends
 // the process at once.
-std::atomic<bool> g_interrupted{false};  // lock-free: safe to set in a signal handler
+std::atomic<bool> g_interrupted{false};
+// The clock thread 0 sampled before the running benchmark's loop (one
+// benchmark runs at a time).
+std::atomic<double> g_clock_before_loop{0};  // lock-free: safe to set in a signal handler
 
 void on_interrupt(int) {
   if (g_interrupted.load()) {
@@ -337,6 +340,12 @@ void run_cell(benchmark::State& state, const Cell& cell, const Shared& shared) {
   // own real time averages each thread's time, excluding its wait at the
   // stop barrier).
   using Clock = std::chrono::steady_clock;
+  // Cycles are wall time x the clock, and this VM's clock, as dependent
+  // chains see it, wanders by a few percent from millisecond to millisecond
+  // (a neighbour's load, or turbo) and by more over minutes, so it is
+  // sampled around each loop rather than once per run: by thread 0 alone,
+  // while the others wait at the start barrier, so the sample has a core.
+  if (state.thread_index() == 0) g_clock_before_loop.store(mean_core_hz(2));
   const AllocStats before = thread_alloc_stats();
   std::uint64_t i = 0;
   auto it = state.begin();
@@ -352,12 +361,14 @@ void run_cell(benchmark::State& state, const Cell& cell, const Shared& shared) {
   const auto stop = Clock::now();
   const AllocStats after = thread_alloc_stats();
   if (state.error_occurred()) return;
-  // Cycles are wall time x clock, and this VM's clock, as a dependent chain
-  // sees it, wanders (3.5-4.1 GHz within minutes: turbo, or a neighbour's
-  // load). Using the faster of the run's start clock and a sample taken right
-  // after this loop never undercounts cycles, so a figure can never look
-  // faster than the hardware allows because the clock was caught low.
-  const double core_hz = std::max(shared.start_hz, sample_core_hz());
+  // The clock the loop ran at: the mean of samples on both sides of it (the
+  // short loops Google Benchmark uses to size the run, and does not report,
+  // get the one before only).
+  const double hz_before = g_clock_before_loop.load();  // written before the start barrier
+  const double loop_seconds = std::chrono::duration<double>(stop - start).count();
+  const double core_hz = cell.threads == 1 && loop_seconds >= 0.01
+                             ? (hz_before + mean_core_hz(2)) / 2
+                             : hz_before;
 
   if (shared.inject_verify_fault) workload->corrupt_last_output();
   if (const std::string problem = workload->verify(); !problem.empty()) {
@@ -548,8 +559,8 @@ int run(int argc, char** argv) {
   shared.reserve(backends.size());
   std::map<std::string, const Shared*> shared_by_backend;
   for (const std::string& name : backends) {
-    shared.push_back({opened[name].get(), opened[references[name]].get(), core_hz, cores,
-                      o.inject_verify_fault});
+    shared.push_back(
+        {opened[name].get(), opened[references[name]].get(), cores, o.inject_verify_fault});
     shared_by_backend[name] = &shared.back();
   }
   for (const Cell& cell : cells) {

@@ -101,6 +101,12 @@ struct Ymm {
     store128(p[0] + offset, _mm256_castsi256_si128(v));
     store128(p[1] + offset, _mm256_extracti128_si256(v, 1));
   }
+  // transpose: the 2 x 2 matrix of blocks (register i, block j) -> (j, i).
+  static void transpose(V* r) {
+    const V a = r[0];
+    r[0] = _mm256_permute2x128_si256(a, r[1], 0x20);
+    r[1] = _mm256_permute2x128_si256(a, r[1], 0x31);
+  }
 };
 #endif
 
@@ -138,6 +144,17 @@ struct Zmm {
     store128(p[1] + offset, _mm512_extracti32x4_epi32(v, 1));
     store128(p[2] + offset, _mm512_extracti32x4_epi32(v, 2));
     store128(p[3] + offset, _mm512_extracti32x4_epi32(v, 3));
+  }
+  // transpose: the 4 x 4 matrix of blocks (register i, block j) -> (j, i).
+  static void transpose(V* r) {
+    const V a0 = _mm512_shuffle_i64x2(r[0], r[1], 0x44);  // r0.0 r0.1 r1.0 r1.1
+    const V a1 = _mm512_shuffle_i64x2(r[0], r[1], 0xee);  // r0.2 r0.3 r1.2 r1.3
+    const V a2 = _mm512_shuffle_i64x2(r[2], r[3], 0x44);
+    const V a3 = _mm512_shuffle_i64x2(r[2], r[3], 0xee);
+    r[0] = _mm512_shuffle_i64x2(a0, a2, 0x88);  // r0.0 r1.0 r2.0 r3.0
+    r[1] = _mm512_shuffle_i64x2(a0, a2, 0xdd);
+    r[2] = _mm512_shuffle_i64x2(a1, a3, 0x88);
+    r[3] = _mm512_shuffle_i64x2(a1, a3, 0xdd);
   }
 };
 #endif
@@ -353,7 +370,7 @@ std::size_t decrypt_padded(const KeySchedule& ks, const std::uint8_t* iv, const 
 // lane whose message has ended takes the next one; with none left it
 // shadows a running lane (same key, chain and input, so it stores the very
 // bytes that lane stores) rather than needing a branch per lane per step.
-template <class T, int Rounds, int N>
+template <class T, int Rounds, int N, bool SharedKey>
 void cbc_enc_lanes(const CbcLane* messages, std::size_t count) {
   using V = typename T::V;
   constexpr std::size_t kLanes = N * T::kBlocks;
@@ -373,9 +390,7 @@ void cbc_enc_lanes(const CbcLane* messages, std::size_t count) {
   const std::uint8_t* key_ptr[kLanes];
   V chain[N];
   std::size_t next = 0;
-  bool shared_key = true;
-  for (std::size_t i = 1; i < count; ++i)
-    shared_key &= messages[i].schedule == messages[0].schedule;
+  constexpr bool shared_key = SharedKey;
 
   // refill: gives every lane without work the next message, or a lane to shadow.
   const auto refill = [&]() {
@@ -409,10 +424,10 @@ void cbc_enc_lanes(const CbcLane* messages, std::size_t count) {
 
   for (std::size_t j = 0; j < kLanes; ++j) lane[j] = {nullptr, nullptr, 0, nullptr, nullptr, -1};
   V shared[Rounds + 1];
-  if (shared_key) broadcast_keys<T, Rounds>(messages[0].schedule->enc, shared);
+  if constexpr (shared_key) broadcast_keys<T, Rounds>(messages[0].schedule->enc, shared);
   while (refill()) {
     for (int v = 0; v < N; ++v) chain[v] = T::load(chain_mem[v * T::kBlocks]);
-    if (!shared_key) {
+    if constexpr (!shared_key) {
       // Registers built from the lanes' schedules; assembling them in memory
       // would make each 64-byte load wait on four 16-byte stores.
       for (std::size_t j = 0; j < kLanes; ++j) key_ptr[j] = lane[j].ks->enc[0];
@@ -429,21 +444,57 @@ void cbc_enc_lanes(const CbcLane* messages, std::size_t count) {
       in_ptr[j] = s.in;
       out_ptr[j] = s.out;
     }
-    for (std::size_t step = 0; step < run; ++step) {
-      const std::size_t offset = 16 * step;
-      for (int v = 0; v < N; ++v) {
-        V x = T::bxor(T::gather(in_ptr + v * T::kBlocks, offset), chain[v]);
-        if (shared_key) {
-          x = T::bxor(x, shared[0]);
-          for (int r = 1; r < Rounds; ++r) x = T::enc(x, shared[r]);
-          chain[v] = T::enclast(x, shared[Rounds]);
-        } else {
-          x = T::bxor(x, keys[0][v]);
-          for (int r = 1; r < Rounds; ++r) x = T::enc(x, keys[r][v]);
-          chain[v] = T::enclast(x, keys[Rounds][v]);
+    // One CBC step of register v's lanes: x is their next plaintext blocks.
+    const auto step_lanes = [&](int v, V x) {
+      x = T::bxor(x, chain[v]);
+      if constexpr (shared_key) {
+        x = T::bxor(x, shared[0]);
+        for (int r = 1; r < Rounds; ++r) x = T::enc(x, shared[r]);
+        chain[v] = T::enclast(x, shared[Rounds]);
+      } else {
+        x = T::bxor(x, keys[0][v]);
+        for (int r = 1; r < Rounds; ++r) x = T::enc(x, keys[r][v]);
+        chain[v] = T::enclast(x, keys[Rounds][v]);
+      }
+      return chain[v];
+    };
+    std::size_t step = 0;
+    if constexpr (T::kBlocks > 1) {
+      // kBlocks steps at a time: each lane's next kBlocks blocks are one
+      // full-width load, transposed so that a register holds one block of
+      // every lane, and transposed back for one full-width store per lane:
+      // fewer loads, stores and shuffles than a 128-bit gather per block.
+      // Every load of the group precedes every store, as in the single step.
+      // The transposed blocks are staged in memory: 16 zmm of them, the round
+      // keys and the chains would not fit in the register file.
+      constexpr int kB = static_cast<int>(T::kBlocks);
+      alignas(64) std::uint8_t staged[N][kB][16 * kB];
+      for (; step + T::kBlocks <= run; step += T::kBlocks) {
+        const std::size_t offset = 16 * step;
+        for (int v = 0; v < N; ++v) {
+          V x[kB];
+          for (int l = 0; l < kB; ++l) x[l] = T::load(in_ptr[v * kB + l] + offset);
+          T::transpose(x);
+          for (int t = 0; t < kB; ++t) T::store(staged[v][t], x[t]);
+        }
+        // Register by register: each a chain of kB steps, independent of the
+        // others, which the core overlaps.
+        for (int v = 0; v < N; ++v) {
+          for (int t = 0; t < kB; ++t) T::store(staged[v][t], step_lanes(v, T::load(staged[v][t])));
+        }
+        for (int v = 0; v < N; ++v) {
+          V x[kB];
+          for (int t = 0; t < kB; ++t) x[t] = T::load(staged[v][t]);
+          T::transpose(x);
+          for (int l = 0; l < kB; ++l) T::store(out_ptr[v * kB + l] + offset, x[l]);
         }
       }
-      for (int v = 0; v < N; ++v) T::scatter(out_ptr + v * T::kBlocks, offset, chain[v]);
+    }
+    for (; step < run; ++step) {
+      const std::size_t offset = 16 * step;
+      V x[N];
+      for (int v = 0; v < N; ++v) x[v] = step_lanes(v, T::gather(in_ptr + v * T::kBlocks, offset));
+      for (int v = 0; v < N; ++v) T::scatter(out_ptr + v * T::kBlocks, offset, x[v]);
     }
     for (int v = 0; v < N; ++v) T::store(chain_mem[v * T::kBlocks], chain[v]);
     for (std::size_t j = 0; j < kLanes; ++j) {
@@ -532,10 +583,17 @@ struct WideKernels {
     const std::size_t wanted = (count + T::kBlocks - 1) / T::kBlocks;
     const int n = static_cast<int>(std::min<std::size_t>(wanted, LaneRegisters));
     const int rounds = messages[0].schedule->rounds;
+    bool shared = true;  // one key for all: round keys broadcast once, in registers
+    for (std::size_t i = 1; i < count; ++i) shared &= messages[i].schedule == messages[0].schedule;
     with_count(n, [&](auto registers) {
       constexpr int kN = decltype(registers)::value;
       if constexpr (kN <= LaneRegisters) {
-#define CALL(R) cbc_enc_lanes<T, R, kN>(messages, count)
+#define CALL(R)                                          \
+  if (shared) {                                          \
+    cbc_enc_lanes<T, R, kN, true>(messages, count);      \
+  } else {                                               \
+    cbc_enc_lanes<T, R, kN, false>(messages, count);     \
+  }
         CRYPTOBENCH_DISPATCH_ROUNDS(rounds, CALL)
 #undef CALL
       }

@@ -11,15 +11,18 @@ width). From them, per benchmark (1 thread, no codec):
   and aesni, VAES for vaes256/vaes512). The absolute bound is the widest.
 
 Bounds are per plaintext byte, so they include the PKCS#7 padding block
-(1025 blocks for 16 KiB). A figure faster than the absolute bound (beyond a
-tolerance for clock drift) means the harness mis-measures: it is flagged and
-the command exits 1.
+(1025 blocks for 16 KiB). A figure faster than the absolute bound means the
+harness mis-measures: it is flagged and the command exits 1. The tolerance is
+10%: each figure's cycles come from its wall time and the clock sampled right
+after it, and on a shared VM the clock dependent chains see wanders by about
+2% (sd) between millisecond samples, so a few percent either way is noise,
+while harness errors (e.g. averaging thread times) are factors.
 """
 from .gbench import ResultsError
 
 ROUNDS = {"128": 10, "192": 12, "256": 14}
 BLOCKS_PER_REGISTER = {"xmm": 1, "ymm": 2, "zmm": 4}
-TOLERANCE = 0.05
+TOLERANCE = 0.10
 
 
 def parse_limits(text):
