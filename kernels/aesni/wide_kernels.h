@@ -535,8 +535,15 @@ struct WideKernels {
     std::memset(m, 0xff, sizeof m);
     return T::load(m);
   }
+  // Messages of at most kGroup blocks fill eight 128-bit registers, which
+  // issue as fast as wide ones would; the wide path would only add broadcasts
+  // and masked partial registers.
+  using Narrow = WideKernels<Xmm, LaneRegisters>;
+  static bool narrow(std::size_t blocks) { return T::kBlocks > 1 && blocks <= kGroup; }
+
   static void ecb_encrypt(const KeySchedule& ks, const std::uint8_t* in, std::uint8_t* out,
                           std::size_t blocks) {
+    if (narrow(blocks)) return Narrow::ecb_encrypt(ks, in, out, blocks);
 #define CALL(R) ecb<T, R, true>(ks, in, out, blocks, ones())
     CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
 #undef CALL
@@ -544,6 +551,7 @@ struct WideKernels {
   }
   static void ecb_decrypt(const KeySchedule& ks, const std::uint8_t* in, std::uint8_t* out,
                           std::size_t blocks) {
+    if (narrow(blocks)) return Narrow::ecb_decrypt(ks, in, out, blocks);
 #define CALL(R) ecb<T, R, false>(ks, in, out, blocks, ones())
     CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
 #undef CALL
@@ -558,6 +566,7 @@ struct WideKernels {
   }
   static void cbc_decrypt(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
                           std::uint8_t* out, std::size_t blocks) {
+    if (narrow(blocks)) return Narrow::cbc_decrypt(ks, iv, in, out, blocks);
 #define CALL(R) cbc_dec<T, R>(ks, iv, in, out, blocks, ones())
     CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
 #undef CALL
@@ -565,6 +574,7 @@ struct WideKernels {
   }
   static std::size_t decrypt_pkcs7(const KeySchedule& ks, const std::uint8_t* iv,
                                    const std::uint8_t* in, std::uint8_t* out, std::size_t blocks) {
+    if (narrow(blocks)) return Narrow::decrypt_pkcs7(ks, iv, in, out, blocks);
     std::size_t pad = 0;
 #define CALL(R) pad = decrypt_padded<T, R>(ks, iv, in, out, blocks)
     CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
