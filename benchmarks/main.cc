@@ -366,9 +366,8 @@ void run_cell(benchmark::State& state, const Cell& cell, const Shared& shared) {
   // get the one before only).
   const double hz_before = g_clock_before_loop.load();  // written before the start barrier
   const double loop_seconds = std::chrono::duration<double>(stop - start).count();
-  const double core_hz = cell.threads == 1 && loop_seconds >= 0.01
-                             ? (hz_before + mean_core_hz(2)) / 2
-                             : hz_before;
+  const double core_hz =
+      cell.threads == 1 && loop_seconds >= 0.01 ? (hz_before + mean_core_hz(2)) / 2 : hz_before;
 
   if (shared.inject_verify_fault) workload->corrupt_last_output();
   if (const std::string problem = workload->verify(); !problem.empty()) {

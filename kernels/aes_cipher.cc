@@ -108,10 +108,17 @@ Error AesCipher::encrypt_batch(Padding padding, std::span<BatchMessage> messages
   for (BatchMessage& m : messages) {
     m.result = Result::failure(Error::kNone);
     const AesCipher* key = m.key != nullptr ? m.key : this;
-    if (key->key_size_ == 0) {
+    if (key_size_ == 0) {
+      reject(m, Error::kKeyNotSet);
+    } else if (!m.new_key.empty() && m.key == nullptr) {
+      reject(m, Error::kKeyMismatch);  // a new key needs the message's own cipher
+    } else if (!m.new_key.empty() && m.new_key.size() != 16 && m.new_key.size() != 24 &&
+               m.new_key.size() != 32) {
+      reject(m, Error::kKeyLength);
+    } else if (m.new_key.empty() && key->key_size_ == 0) {
       reject(m, Error::kKeyNotSet);
     } else if (typeid(*key) != typeid(*this) || key->mode_ != mode_ ||
-               key->key_size_ != key_size_) {
+               (m.new_key.empty() ? key->key_size_ : m.new_key.size()) != key_size_) {
       reject(m, Error::kKeyMismatch);
     } else if (const Error e = check_iv(m.iv); e != Error::kNone) {
       reject(m, e);
@@ -129,9 +136,73 @@ Error AesCipher::encrypt_batch(Padding padding, std::span<BatchMessage> messages
     }
     return first;
   }
+  // A cipher taking a new key must be that message's alone: claim each one
+  // (its key size is set to a marker, the old one kept in the message's
+  // result until the claim is released), and refuse any second use.
+  constexpr std::size_t kClaimed = ~std::size_t{0};
+  const std::size_t batch_key_size = key_size_;
+  AesCipher* conflict = nullptr;
+  for (BatchMessage& m : messages) {
+    if (m.new_key.empty()) continue;
+    if (m.key->key_size_ == kClaimed) {
+      conflict = m.key;
+      break;
+    }
+    m.result.size = m.key->key_size_;
+    m.key->key_size_ = kClaimed;
+  }
+  for (const BatchMessage& m : messages) {
+    const AesCipher* key = m.key != nullptr ? m.key : this;
+    if (conflict == nullptr && m.new_key.empty() && key->key_size_ == kClaimed) {
+      conflict = m.key != nullptr ? m.key : this;
+    }
+  }
+  if (conflict != nullptr) {
+    for (BatchMessage& m : messages) {
+      if (!m.new_key.empty() && m.key->key_size_ == kClaimed) m.key->key_size_ = m.result.size;
+    }
+    return fail_all(messages, Error::kKeyMismatch);
+  }
+  // The new keys, a chunk at a time (no allocation); a cipher is unkeyed
+  // until its new schedule is in place.
+  constexpr std::size_t kChunk = 64;
+  AesCipher* ciphers[kChunk];
+  Bytes keys[kChunk];
+  std::size_t pending = 0;
+  Error keying = Error::kNone;
+  const auto flush = [&]() {
+    const Error e =
+        keying == Error::kNone ? schedule_keys({ciphers, pending}, {keys, pending}) : keying;
+    for (std::size_t i = 0; i < pending; ++i) {
+      ciphers[i]->key_size_ = e == Error::kNone ? batch_key_size : 0;
+    }
+    pending = 0;
+    keying = e;
+  };
+  for (BatchMessage& m : messages) {
+    m.result = Result::failure(Error::kNone);
+    if (m.new_key.empty()) continue;
+    ciphers[pending] = m.key;
+    keys[pending++] = m.new_key;
+    if (pending == kChunk) flush();
+  }
+  if (pending != 0) flush();
+  if (keying != Error::kNone) return fail_all(messages, keying);
   encrypt_checked_batch(padding, messages);
   for (BatchMessage& m : messages) {
     if (m.result.error != Error::kNone) return m.result.error;
+  }
+  return Error::kNone;
+}
+
+Error AesCipher::fail_all(std::span<BatchMessage> messages, Error e) {
+  for (BatchMessage& m : messages) m.result = Result::failure(e);
+  return e;
+}
+
+Error AesCipher::schedule_keys(std::span<AesCipher* const> ciphers, std::span<const Bytes> keys) {
+  for (std::size_t i = 0; i < ciphers.size(); ++i) {
+    if (const Error e = ciphers[i]->schedule_key(keys[i]); e != Error::kNone) return e;
   }
   return Error::kNone;
 }

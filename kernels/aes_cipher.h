@@ -37,8 +37,12 @@ struct BatchMessage {
   Bytes iv;
   Bytes in;
   MutableBytes out;
-  AesCipher* key = nullptr;  // this message's keyed cipher; nullptr: the batch cipher's key
+  AesCipher* key = nullptr;  // this message's cipher; nullptr: the batch cipher's key
   Result result;             // written by encrypt_batch
+  // new_key: when not empty, `key` is first set to it, as key->set_key()
+  // would (the batch's new keys are scheduled together where the backend
+  // can); it must then be as long as the batch cipher's key.
+  Bytes new_key = {};
 };
 
 class AesCipher {
@@ -68,10 +72,11 @@ class AesCipher {
   Result decrypt(Padding padding, Bytes iv, Bytes in, MutableBytes out);
 
   // encrypt_batch: encrypts every message as encrypt() would, each with its
-  // own IV, under this cipher's key or the message's own `key` (a keyed
-  // cipher of the same backend, mode and key size). Every message is checked
-  // first: if any is invalid, none is encrypted, each result says what is
-  // wrong, and the first error is returned. Backends that can interleave
+  // own IV, under this cipher's key or the message's own `key` (a cipher of
+  // the same backend, mode and key size: keyed, or given `new_key`). This
+  // cipher must be keyed: its key size is the batch's. Every message is
+  // checked first: if any is invalid, nothing is keyed or encrypted, each
+  // result says what is wrong, and the first error is returned. Backends that can interleave
   // independent messages (the hand-written ones, for CBC) do; the others
   // encrypt one message after another.
   Error encrypt_batch(Padding padding, std::span<BatchMessage> messages);
@@ -99,12 +104,17 @@ class AesCipher {
   // pass that does the same work either way.
   virtual Result decrypt_padded(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
                                 std::size_t blocks);
+  // schedule_keys: schedule_key() for each of `ciphers` (all of this
+  // cipher's dynamic type) with the matching key, all of one valid length.
+  // The default schedules them one by one.
+  virtual Error schedule_keys(std::span<AesCipher* const> ciphers, std::span<const Bytes> keys);
   // encrypt_checked_batch: every message is valid (a null `key` means this
   // cipher). The default encrypts them one by one.
   virtual void encrypt_checked_batch(Padding padding, std::span<BatchMessage> messages);
 
  private:
   Error check_iv(Bytes iv) const;
+  static Error fail_all(std::span<BatchMessage> messages, Error e);
 
   Mode mode_;
   std::size_t key_size_ = 0;  // 0 until a key is set

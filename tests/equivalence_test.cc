@@ -210,17 +210,20 @@ TEST_P(EquivalenceTest, BatchEqualsOneEncryptionPerMessage) {
     for (const std::size_t key_size : {16u, 24u, 32u}) {
       for (const Padding padding : {Padding::kPkcs7, Padding::kNone}) {
         for (const std::size_t count : {1u, 2u, 3u, 7u, 16u, 17u, 40u, 130u}) {
-          for (const bool per_message_key : {false, true}) {
-            SCOPED_TRACE(::testing::Message()
-                         << mode_name(mode) << " key " << key_size * 8 << " count " << count
-                         << (per_message_key ? " per-message keys" : " shared key")
-                         << (padding == Padding::kPkcs7 ? " pkcs7" : ""));
+          // 0: the batch cipher's key; 1: keyed ciphers for some messages;
+          // 2: new keys given to the batch for some messages.
+          for (const int key_mode : {0, 1, 2}) {
+            const bool per_message_key = key_mode != 0;
+            SCOPED_TRACE(::testing::Message() << mode_name(mode) << " key " << key_size * 8
+                                              << " count " << count << " key mode " << key_mode
+                                              << (padding == Padding::kPkcs7 ? " pkcs7" : ""));
             auto shared = backend().make_cipher(mode);
             ASSERT_EQ(shared->set_key(random_bytes(rng, key_size)), Error::kNone);
             std::vector<std::unique_ptr<AesCipher>> keys;
             std::vector<ByteVector> plains, ivs;
             std::vector<GuardedBuffer> outs;
             std::vector<AesCipher*> key_for;
+            std::vector<ByteVector> new_keys;
             std::vector<BatchMessage> batch;
             for (std::size_t i = 0; i < count; ++i) {
               // Equal lengths mostly, with some short, empty and long ones.
@@ -230,20 +233,31 @@ TEST_P(EquivalenceTest, BatchEqualsOneEncryptionPerMessage) {
               ivs.push_back(mode == Mode::kCbc ? random_bytes(rng, kAesBlockSize) : ByteVector());
               outs.emplace_back(padding == Padding::kPkcs7 ? pkcs7_padded_size(length) : length);
               key_for.push_back(nullptr);
+              new_keys.emplace_back();
               if (per_message_key && i % 3 != 0) {
                 keys.push_back(backend().make_cipher(mode));
-                ASSERT_EQ(keys.back()->set_key(random_bytes(rng, key_size)), Error::kNone);
+                if (key_mode == 1) {
+                  ASSERT_EQ(keys.back()->set_key(random_bytes(rng, key_size)), Error::kNone);
+                } else {
+                  new_keys.back() = random_bytes(rng, key_size);
+                }
                 key_for.back() = keys.back().get();
               }
             }
             for (std::size_t i = 0; i < count; ++i) {
-              batch.push_back({ivs[i], plains[i], outs[i].span(), key_for[i], {}});
+              batch.push_back({ivs[i], plains[i], outs[i].span(), key_for[i], {}, new_keys[i]});
             }
             ASSERT_EQ(shared->encrypt_batch(padding, batch), Error::kNone);
             for (std::size_t i = 0; i < count; ++i) {
-              AesCipher& key = batch[i].key != nullptr ? *batch[i].key : *shared;
+              // The expectation: a fresh cipher set to the message's key.
+              auto reference_cipher = backend().make_cipher(mode);
+              AesCipher* key = batch[i].key != nullptr ? batch[i].key : shared.get();
+              if (!new_keys[i].empty()) {
+                ASSERT_EQ(reference_cipher->set_key(new_keys[i]), Error::kNone);
+                key = reference_cipher.get();
+              }
               ByteVector expected(outs[i].span().size());
-              const Result r = key.encrypt(padding, ivs[i], plains[i], expected);
+              const Result r = key->encrypt(padding, ivs[i], plains[i], expected);
               ASSERT_TRUE(r.ok());
               ASSERT_TRUE(batch[i].result.ok()) << "message " << i;
               EXPECT_EQ(batch[i].result.size, r.size) << "message " << i;
@@ -300,6 +314,66 @@ TEST_P(EquivalenceTest, BatchWithABadMessageEncryptsNothing) {
     EXPECT_FALSE(batch[0].result.ok());
     EXPECT_EQ(good_out, ByteVector(112, 0xee)) << "a message was encrypted";
     EXPECT_EQ(bad_out, ByteVector(c.out_size, 0xee));
+  }
+}
+
+// New keys given to a batch: a wrong length, a new key without the
+// message's own cipher, or one cipher taking a new key in two messages (or
+// also serving another message) is refused before anything is keyed or
+// encrypted: every cipher keeps its old key.
+TEST_P(EquivalenceTest, BatchNewKeysAreCheckedFirst) {
+  std::mt19937_64 rng(19);
+  auto shared = backend().make_cipher(Mode::kCbc);
+  auto own = backend().make_cipher(Mode::kCbc);
+  const ByteVector old_key = random_bytes(rng, 16), new_key = random_bytes(rng, 16);
+  ASSERT_EQ(shared->set_key(old_key), Error::kNone);
+  ASSERT_EQ(own->set_key(old_key), Error::kNone);
+  const ByteVector iv = random_bytes(rng, 16), plain = random_bytes(rng, 40);
+  const ByteVector long_key = random_bytes(rng, 32), odd_key = random_bytes(rng, 20);
+  ByteVector a(48, 0xee), b(48, 0xee);
+  struct Case {
+    const char* what;
+    AesCipher* first_key;
+    Bytes first_new;
+    AesCipher* second_key;
+    Bytes second_new;
+    Error expected;
+  };
+  const std::vector<Case> cases = {
+      {"new key of 20 bytes", own.get(), odd_key, nullptr, {}, Error::kKeyLength},
+      {"new key of another size than the batch's",
+       own.get(),
+       long_key,
+       nullptr,
+       {},
+       Error::kKeyMismatch},
+      {"new key without a cipher", nullptr, new_key, nullptr, {}, Error::kKeyMismatch},
+      {"one cipher, two new keys", own.get(), new_key, own.get(), new_key, Error::kKeyMismatch},
+      {"a new key for a cipher another message uses",
+       own.get(),
+       new_key,
+       own.get(),
+       {},
+       Error::kKeyMismatch},
+      {"a new key for the batch cipher", shared.get(), new_key, nullptr, {}, Error::kKeyMismatch}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::vector<BatchMessage> batch = {{iv, plain, a, c.first_key, {}, c.first_new},
+                                       {iv, plain, b, c.second_key, {}, c.second_new}};
+    EXPECT_EQ(shared->encrypt_batch(Padding::kPkcs7, batch), c.expected);
+    EXPECT_FALSE(batch[0].result.ok());
+    EXPECT_FALSE(batch[1].result.ok());
+    EXPECT_EQ(a, ByteVector(48, 0xee));
+    EXPECT_EQ(b, ByteVector(48, 0xee));
+    // Both ciphers still encrypt under the old key.
+    for (AesCipher* cipher : {shared.get(), own.get()}) {
+      auto reference = backend().make_cipher(Mode::kCbc);
+      ASSERT_EQ(reference->set_key(old_key), Error::kNone);
+      ByteVector mine(48), theirs(48);
+      ASSERT_TRUE(cipher->encrypt(Padding::kPkcs7, iv, plain, mine).ok());
+      ASSERT_TRUE(reference->encrypt(Padding::kPkcs7, iv, plain, theirs).ok());
+      EXPECT_EQ(mine, theirs) << "a refused batch changed a key";
+    }
   }
 }
 

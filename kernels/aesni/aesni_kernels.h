@@ -51,6 +51,10 @@ struct BlockKernels {
                                std::uint8_t* out, std::size_t blocks);
   // cbc_encrypt_lanes: many independent CBC encryptions interleaved.
   void (*cbc_encrypt_lanes)(const CbcLane* messages, std::size_t count);
+  // expand_keys: n key schedules at once (what expand_key does for each),
+  // interleaved so their latency chains overlap.
+  void (*expand_keys)(const std::uint8_t* const* keys, std::size_t key_size,
+                      KeySchedule* const* out, std::size_t n);
   std::size_t max_lanes;  // messages in flight at once
 };
 

@@ -13,6 +13,23 @@ Error HandWrittenCipher::schedule_key(Bytes key) {
   return Error::kNone;
 }
 
+Error HandWrittenCipher::schedule_keys(std::span<AesCipher* const> ciphers,
+                                       std::span<const Bytes> keys) {
+  constexpr std::size_t kChunk = 64;  // AesCipher::encrypt_batch's chunk
+  const std::uint8_t* key_bytes[kChunk];
+  aesni::KeySchedule* schedules[kChunk];
+  for (std::size_t done = 0; done < ciphers.size(); done += kChunk) {
+    const std::size_t n = std::min(kChunk, ciphers.size() - done);
+    for (std::size_t i = 0; i < n; ++i) {
+      // AesCipher::encrypt_batch checked that every cipher is of this type.
+      key_bytes[i] = keys[done + i].data();
+      schedules[i] = &static_cast<HandWrittenCipher*>(ciphers[done + i])->schedule_;
+    }
+    kernels_.expand_keys(key_bytes, keys[done].size(), schedules, n);
+  }
+  return Error::kNone;
+}
+
 Error HandWrittenCipher::encrypt_blocks(const std::uint8_t* iv, const std::uint8_t* in,
                                         std::uint8_t* out, std::size_t blocks) {
   if (iv == nullptr) {

@@ -16,6 +16,8 @@ class HandWrittenCipher final : public AesCipher {
 
  protected:
   Error schedule_key(Bytes key) override;
+  // The kernel table's expand_keys: the schedules interleaved.
+  Error schedule_keys(std::span<AesCipher* const> ciphers, std::span<const Bytes> keys) override;
   Error encrypt_blocks(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
                        std::size_t blocks) override;
   Error encrypt_with_final(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,

@@ -57,6 +57,18 @@ struct Xmm {
   static V declast(V b, V k) { return _mm_aesdeclast_si128(b, k); }
   static V prev(V, V last) { return last; }
   static void leave() {}
+  // Key expansion: the last word of each lane in all four words, rotated
+  // (RotWord) or not, and the running XOR of a lane's words.
+  static V set1_32(int x) { return _mm_set1_epi32(x); }
+  static V rot_last_word(V x) {
+    return _mm_shuffle_epi8(
+        x, _mm_setr_epi8(13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12));
+  }
+  static V last_word(V x) { return _mm_shuffle_epi32(x, 0xff); }
+  static V spread(V x) {
+    return _mm_xor_si128(_mm_xor_si128(x, _mm_slli_si128(x, 4)),
+                         _mm_xor_si128(_mm_slli_si128(x, 8), _mm_slli_si128(x, 12)));
+  }
   static V gather(const std::uint8_t* const* p, std::size_t offset) {
     return load128(p[0] + offset);
   }
@@ -93,6 +105,17 @@ struct Ymm {
   // may use legacy SSE encodings (the aesni key schedule), which otherwise
   // stalls on the dirty state. GCC omits it when a tail call passes vectors.
   static void leave() { _mm256_zeroupper(); }
+  static V set1_32(int x) { return _mm256_set1_epi32(x); }
+  static V rot_last_word(V x) {
+    const __m128i m = _mm_setr_epi8(13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12);
+    return _mm256_shuffle_epi8(x, _mm256_broadcastsi128_si256(m));
+  }
+  static V last_word(V x) { return _mm256_shuffle_epi32(x, 0xff); }
+  static V spread(V x) {
+    return _mm256_xor_si256(
+        _mm256_xor_si256(x, _mm256_bslli_epi128(x, 4)),
+        _mm256_xor_si256(_mm256_bslli_epi128(x, 8), _mm256_bslli_epi128(x, 12)));
+  }
   static V gather(const std::uint8_t* const* p, std::size_t offset) {
     return _mm256_inserti128_si256(_mm256_castsi128_si256(load128(p[0] + offset)),
                                    load128(p[1] + offset), 1);
@@ -133,6 +156,17 @@ struct Zmm {
   static V declast(V b, V k) { return _mm512_aesdeclast_epi128(b, k); }
   static V prev(V cur, V last) { return _mm512_alignr_epi64(cur, last, 6); }
   static void leave() { _mm256_zeroupper(); }
+  // AVX-512F only (no byte shuffles or byte shifts, which need AVX-512BW):
+  // word shuffles with zeroing masks, and a 32-bit rotate for RotWord.
+  static V set1_32(int x) { return _mm512_set1_epi32(x); }
+  static V last_word(V x) { return _mm512_shuffle_epi32(x, _MM_PERM_DDDD); }
+  static V rot_last_word(V x) { return _mm512_ror_epi32(last_word(x), 8); }
+  static V spread(V x) {
+    const V by1 = _mm512_maskz_shuffle_epi32(0xeeee, x, static_cast<_MM_PERM_ENUM>(0x90));
+    const V by2 = _mm512_maskz_shuffle_epi32(0xcccc, x, static_cast<_MM_PERM_ENUM>(0x40));
+    const V by3 = _mm512_maskz_shuffle_epi32(0x8888, x, static_cast<_MM_PERM_ENUM>(0x00));
+    return _mm512_ternarylogic_epi32(x, by1, _mm512_xor_si512(by2, by3), 0x96);
+  }
   static V gather(const std::uint8_t* const* p, std::size_t offset) {
     V v = _mm512_zextsi128_si512(load128(p[0] + offset));
     v = _mm512_inserti32x4(v, load128(p[1] + offset), 1);
@@ -510,6 +544,100 @@ void cbc_enc_lanes(const CbcLane* messages, std::size_t count) {
   }
 }
 
+// expand_keys_lanes: AES-128 or AES-256 key schedules of up to N x kBlocks
+// keys at once, one key per 128-bit lane (FIPS-197 5.2, as aesni_kernels.cc
+// does for one key): AESENCLAST gives SubWord and the round constant for
+// every lane at once. Each lane's decryption keys follow with AESIMC.
+template <class T, int N>
+void expand_keys_lanes(const std::uint8_t* const* keys, std::size_t key_size,
+                       KeySchedule* const* out) {
+  using V = typename T::V;
+  constexpr std::size_t kLanes = N * T::kBlocks;
+  const int rounds = key_size == 16 ? 10 : 14;
+  V rk[N][kMaxRounds + 1];
+  for (int v = 0; v < N; ++v) {
+    rk[v][0] = T::gather(keys + v * T::kBlocks, 0);
+    if (key_size == 32) rk[v][1] = T::gather(keys + v * T::kBlocks, 16);
+  }
+  static constexpr int kRcon[10] = {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36};
+  if (key_size == 16) {
+    for (int r = 1; r <= 10; ++r) {
+      for (int v = 0; v < N; ++v) {
+        const V sub = T::enclast(T::rot_last_word(rk[v][r - 1]), T::set1_32(kRcon[r - 1]));
+        rk[v][r] = T::bxor(T::spread(rk[v][r - 1]), sub);
+      }
+    }
+  } else {
+    for (int i = 0; i < 7; ++i) {
+      for (int v = 0; v < N; ++v) {
+        const V sub = T::enclast(T::rot_last_word(rk[v][2 * i + 1]), T::set1_32(kRcon[i]));
+        rk[v][2 * i + 2] = T::bxor(T::spread(rk[v][2 * i]), sub);
+        if (i == 6) continue;
+        const V sub2 = T::enclast(T::last_word(rk[v][2 * i + 2]), T::set1_32(0));
+        rk[v][2 * i + 3] = T::bxor(T::spread(rk[v][2 * i + 1]), sub2);
+      }
+    }
+  }
+  std::uint8_t* enc[kLanes];
+  for (std::size_t j = 0; j < kLanes; ++j) enc[j] = out[j]->enc[0];
+  for (int v = 0; v < N; ++v) {
+    for (int r = 0; r <= rounds; ++r) T::scatter(enc + v * T::kBlocks, 16 * r, rk[v][r]);
+  }
+  for (std::size_t j = 0; j < kLanes; ++j) {
+    KeySchedule& ks = *out[j];
+    ks.rounds = rounds;
+    store128(ks.dec[0], load128(ks.enc[rounds]));
+    for (int r = 1; r < rounds; ++r)
+      store128(ks.dec[r], _mm_aesimc_si128(load128(ks.enc[rounds - r])));
+    store128(ks.dec[rounds], load128(ks.enc[0]));
+  }
+}
+
+// expand_keys: n key schedules, a group of lanes at a time; a partial last
+// group is padded with copies of its first key, expanded into a scratch
+// schedule. AES-192, whose 6-word stride does not fit the lanes, goes one key
+// at a time.
+template <class T, int N>
+void expand_keys_group(const std::uint8_t* const* keys, std::size_t key_size,
+                       KeySchedule* const* out, std::size_t n) {
+  constexpr std::size_t kLanes = N * T::kBlocks;
+  if (n == kLanes) {
+    expand_keys_lanes<T, N>(keys, key_size, out);
+    return;
+  }
+  KeySchedule scratch;
+  const std::uint8_t* k[kLanes];
+  KeySchedule* o[kLanes];
+  for (std::size_t j = 0; j < kLanes; ++j) {
+    k[j] = keys[j < n ? j : 0];
+    o[j] = j < n ? out[j] : &scratch;
+  }
+  expand_keys_lanes<T, N>(k, key_size, o);
+  secure_wipe(&scratch, sizeof scratch);
+}
+
+// expand_keys: n key schedules, up to MaxRegisters registers of lanes at a
+// time, and no more registers than the keys fill (a partial last register is
+// padded with copies of a key, expanded into a scratch schedule). One key,
+// or AES-192, whose 6-word stride does not fit the lanes, goes one at a time.
+template <class T, int MaxRegisters>
+void expand_keys(const std::uint8_t* const* keys, std::size_t key_size, KeySchedule* const* out,
+                 std::size_t n) {
+  if (key_size == 24 || n == 1) {
+    for (std::size_t i = 0; i < n; ++i) expand_key(keys[i], key_size, out[i]);
+    return;
+  }
+  constexpr std::size_t kMaxLanes = MaxRegisters * T::kBlocks;
+  for (std::size_t i = 0; i < n; i += kMaxLanes) {
+    const std::size_t m = std::min(kMaxLanes, n - i);
+    const auto registers = static_cast<int>((m + T::kBlocks - 1) / T::kBlocks);
+    with_count(registers, [&](auto count) {
+      constexpr int kN = decltype(count)::value;
+      if constexpr (kN <= MaxRegisters) expand_keys_group<T, kN>(keys + i, key_size, out + i, m);
+    });
+  }
+}
+
 // dispatch: calls call(R) for the schedule's round count.
 #define CRYPTOBENCH_DISPATCH_ROUNDS(rounds, call) \
   switch (rounds) {                               \
@@ -598,11 +726,11 @@ struct WideKernels {
     with_count(n, [&](auto registers) {
       constexpr int kN = decltype(registers)::value;
       if constexpr (kN <= LaneRegisters) {
-#define CALL(R)                                          \
-  if (shared) {                                          \
-    cbc_enc_lanes<T, R, kN, true>(messages, count);      \
-  } else {                                               \
-    cbc_enc_lanes<T, R, kN, false>(messages, count);     \
+#define CALL(R)                                      \
+  if (shared) {                                      \
+    cbc_enc_lanes<T, R, kN, true>(messages, count);  \
+  } else {                                           \
+    cbc_enc_lanes<T, R, kN, false>(messages, count); \
   }
         CRYPTOBENCH_DISPATCH_ROUNDS(rounds, CALL)
 #undef CALL
@@ -611,9 +739,17 @@ struct WideKernels {
     T::leave();
   }
 
+  // Four registers of keys: enough independent chains to hide the latency
+  // of AESENCLAST and the XORs.
+  static void expand_many(const std::uint8_t* const* keys, std::size_t key_size,
+                          KeySchedule* const* out, std::size_t n) {
+    expand_keys<T, 4>(keys, key_size, out, n);
+    T::leave();
+  }
+
   static constexpr BlockKernels table() {
     return {ecb_encrypt,   ecb_decrypt,       cbc_encrypt, cbc_decrypt,
-            decrypt_pkcs7, cbc_encrypt_lanes, kMaxLanes};
+            decrypt_pkcs7, cbc_encrypt_lanes, expand_many, kMaxLanes};
   }
 };
 
