@@ -215,6 +215,16 @@ std::vector<Cell> multibuffer(const std::vector<std::string>& backends, int /*co
                        .key = KeyHandling::kPerOp,
                        .messages = 16});
     }
+    // The seed-000 roundtrip one message at a time, as in the seed000 suite,
+    // so batch and single compare within one run.
+    cells.push_back({.scenario = "seed000",
+                     .backend = backend,
+                     .op = Op::kRoundtrip,
+                     .size = 100,
+                     .codec = Encoding::kBase64,
+                     .pool = true,
+                     .key = KeyHandling::kPerOp,
+                     .payload = Payload::kSeed000Message});
     for (const std::size_t messages : {1, 4, 16, 64}) {
       cells.push_back({.scenario = "seed000",
                        .backend = backend,
@@ -301,8 +311,8 @@ const std::vector<Suite>& suites() {
        0.2, seed004},
       {"multibuffer",
        "multi-buffer AES-128-CBC encryption: encrypt-batch of 1..64 messages of 64 B..16 KiB "
-       "against single-message encrypt, per-message keys, and the seed-000 roundtrip batched "
-       "(1, 4, 16, 64 messages); rates are per message",
+       "against single-message encrypt, per-message keys, and the seed-000 roundtrip, single and "
+       "batched (1, 4, 16, 64 messages); rates are per message",
        0.1, multibuffer},
       {"bounds",
        "every backend's ECB/CBC encrypt/decrypt of 16 KiB and multi-buffer CBC encrypt (16 x "

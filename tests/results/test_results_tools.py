@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 TOOLS = os.path.join(ROOT, "tools", "results")
 sys.path.insert(0, TOOLS)
 
-from cryptobench_results import bounds, compare, gbench, jmh, report, stats  # noqa: E402
+from cryptobench_results import bounds, compare, gbench, jmh, ratio, report, stats  # noqa: E402
 from cryptobench_results import select as selection  # noqa: E402
 
 GOLDEN = os.path.join(HERE, "golden")
@@ -325,6 +325,32 @@ class BoundsTest(unittest.TestCase):
         r = run_cli("bounds", BOUNDS, "--markdown")
         self.assertEqual(r.returncode, 0, r.stderr)
         golden_check(self, "bounds.expected.md", r.stdout)
+
+
+class RatioTest(unittest.TestCase):
+    def test_ratio_of_medians_with_interval(self):
+        run = gbench.load_run(BOUNDS)
+        r = ratio.ratio(run, "backend:openssl/.*aes-128-ecb/op:encrypt/",
+                        "backend:vaes512/.*aes-128-ecb/op:encrypt/", "bytes_per_second")
+        a = stats.median(run.benchmarks[r["a"]].samples["bytes_per_second"])
+        b = stats.median(run.benchmarks[r["b"]].samples["bytes_per_second"])
+        self.assertAlmostEqual(r["ratio"], b / a)
+        self.assertLessEqual(r["low"], r["ratio"])
+        self.assertGreaterEqual(r["high"], r["ratio"])
+        res = run_cli("ratio", BOUNDS, "openssl/.*ecb/op:decrypt/", "aesni/.*ecb/op:decrypt/",
+                      "--metric", "cycles_per_byte")
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("B/A = ", res.stdout)
+
+    def test_each_side_must_be_one_benchmark(self):
+        for args, message in ((["ecb/op:encrypt/", "openssl/.*ecb/op:decrypt/"], "matches 3"),
+                              (["no-such", "openssl/.*ecb/op:decrypt/"], "matches 0"),
+                              (["size:[", "x"], "not a valid regular expression"),
+                              (["openssl/.*ecb/op:encrypt/", "aesni/.*ecb/op:encrypt/",
+                                "--metric", "speed"], "unknown metric")):
+            r = run_cli("ratio", BOUNDS, *args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertIn(message, r.stderr)
 
 
 class CliTest(unittest.TestCase):
