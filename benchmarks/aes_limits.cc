@@ -120,16 +120,18 @@ AesLimits measure_aes_limits() {
   if (!cpu.aesni) return limits;
   limits.core_hz = measure_core_hz();
   // Cycles from the clock sampled right before each stream, not the one at
-  // the start: the clock wanders.
+  // the start: the clock wanders. The median of 7: a low clock sample or an
+  // interrupted stream errs either way, and the minimum would keep the former.
   const auto cycles_per = [&](void (*body)(), double instructions) {
-    double best = 1e300;
-    for (int i = 0; i < 5; ++i) {
+    double cycles[7];
+    for (double& c : cycles) {
       const double hz = mean_core_hz(2);
       const auto start = Clock::now();
       body();
-      best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count() * hz);
+      c = std::chrono::duration<double>(Clock::now() - start).count() * hz;
     }
-    return best / instructions;
+    std::nth_element(cycles, cycles + 3, cycles + 7);
+    return cycles[3] / instructions;
   };
   limits.widths.push_back({"xmm", 1, cycles_per(xmm_latency, 16.0 * kLoops),
                            1.0 / cycles_per(xmm_throughput, 96.0 * kLoops)});
