@@ -189,9 +189,10 @@ void add_context(const Options& o, double core_hz, const AesLimits& limits,
       "core_clock_method",
       "a chain of dependent 3-cycle IMULs timed with steady_clock (the TSC of this VM type "
       "runs slower than the cores): core_clock_ghz is the best of 7 15-ms samples at the start; "
-      "each benchmark's core_ghz, which its cycles_per_byte uses, a 2-ms sample right before its "
-      "timed loop, averaged with one right after it for 1 thread, as the clock wanders (about "
-      "2% between 1-ms samples here)");
+      "each benchmark's core_ghz, which its cycles_per_byte uses, for 1 thread the mean of 2-ms "
+      "samples right before and after its timed loop, for more threads a 2-ms sample by one "
+      "thread right after it while the others sleep, as the clock wanders (about 2% between "
+      "1-ms samples here)");
   benchmark::AddCustomContext("aes_limits", limits.context());
   benchmark::AddCustomContext(
       "aes_limits_method",
@@ -267,10 +268,11 @@ struct Shared {
 // Ctrl-C: the benchmark running finishes, the rest are skipped quickly, and
 // the JSON is completed, so what finished stays usable. A second Ctrl-C ends
 // the process at once.
-std::atomic<bool> g_interrupted{false};
-// The clock thread 0 sampled before the running benchmark's loop (one
-// benchmark runs at a time).
-std::atomic<double> g_clock_before_loop{0};  // lock-free: safe to set in a signal handler
+std::atomic<bool> g_interrupted{false};  // lock-free: safe to set in a signal handler
+// Multi-threaded benchmarks: the clock thread 0 samples after the loop, while
+// the other threads sleep on the generation (one benchmark runs at a time).
+std::atomic<double> g_clock_after_loop{0};
+std::atomic<std::uint64_t> g_clock_generation{0};
 
 void on_interrupt(int) {
   if (g_interrupted.load()) {
@@ -331,6 +333,10 @@ void run_cell(benchmark::State& state, const Cell& cell, const Shared& shared) {
     fail_benchmark(state, cell, e.what());
     for (auto _ : state) {  // skipped: the loop ends at once (keeps threads in step)
     }
+    if (cell.threads > 1 && state.thread_index() == 0) {  // threads that did start wait for it
+      g_clock_generation.fetch_add(1);
+      g_clock_generation.notify_all();
+    }
     return;
   }
   // The range-for loop written out: end() holds Google Benchmark's start
@@ -343,9 +349,15 @@ void run_cell(benchmark::State& state, const Cell& cell, const Shared& shared) {
   // Cycles are wall time x the clock, and this VM's clock, as dependent
   // chains see it, wanders by a few percent from millisecond to millisecond
   // (a neighbour's load, or turbo) and by more over minutes, so it is
-  // sampled around each loop rather than once per run: by thread 0 alone,
-  // while the others wait at the start barrier, so the sample has a core.
-  if (state.thread_index() == 0) g_clock_before_loop.store(mean_core_hz(2));
+  // sampled around each loop rather than once per run. One thread: 2 ms
+  // before and after the loop, averaged (the short loops Google Benchmark
+  // uses to size the run, which it does not report, get the one before
+  // only). More threads: thread 0 alone, 2 ms after the stop barrier, while
+  // the others sleep, so the sample has a core to itself.
+  const double hz_before = cell.threads == 1 ? mean_core_hz(2) : 0;
+  // Read before the start barrier: thread 0 publishes this loop's sample
+  // only after its loop, which starts after every thread has read this.
+  const std::uint64_t clock_generation = g_clock_generation.load();
   const AllocStats before = thread_alloc_stats();
   std::uint64_t i = 0;
   auto it = state.begin();
@@ -360,14 +372,20 @@ void run_cell(benchmark::State& state, const Cell& cell, const Shared& shared) {
   }
   const auto stop = Clock::now();
   const AllocStats after = thread_alloc_stats();
-  if (state.error_occurred()) return;
-  // The clock the loop ran at: the mean of samples on both sides of it (the
-  // short loops Google Benchmark uses to size the run, and does not report,
-  // get the one before only).
-  const double hz_before = g_clock_before_loop.load();  // written before the start barrier
   const double loop_seconds = std::chrono::duration<double>(stop - start).count();
-  const double core_hz =
-      cell.threads == 1 && loop_seconds >= 0.01 ? (hz_before + mean_core_hz(2)) / 2 : hz_before;
+  double core_hz = 0;
+  if (cell.threads == 1) {
+    core_hz = loop_seconds >= 0.01 ? (hz_before + mean_core_hz(2)) / 2 : hz_before;
+  } else if (state.thread_index() == 0) {  // always, even after an error: others wait
+    core_hz = mean_core_hz(2);
+    g_clock_after_loop.store(core_hz);
+    g_clock_generation.fetch_add(1);
+    g_clock_generation.notify_all();
+  } else {
+    g_clock_generation.wait(clock_generation);
+    core_hz = g_clock_after_loop.load();
+  }
+  if (state.error_occurred()) return;
 
   if (shared.inject_verify_fault) workload->corrupt_last_output();
   if (const std::string problem = workload->verify(); !problem.empty()) {

@@ -171,8 +171,19 @@ Error AesCipher::encrypt_batch(Padding padding, std::span<BatchMessage> messages
   std::size_t pending = 0;
   Error keying = Error::kNone;
   const auto flush = [&]() {
-    const Error e =
-        keying == Error::kNone ? schedule_keys({ciphers, pending}, {keys, pending}) : keying;
+    Error e = keying;
+    if (e == Error::kNone) {
+      try {
+        e = schedule_keys({ciphers, pending}, {keys, pending});
+      } catch (...) {
+        // A library threw (bad_alloc): no cipher may keep the claim marker.
+        for (BatchMessage& m : messages) {
+          if (!m.new_key.empty() && m.key->key_size_ == kClaimed) m.key->key_size_ = 0;
+          m.result = Result::failure(Error::kLibraryFailure);
+        }
+        throw;
+      }
+    }
     for (std::size_t i = 0; i < pending; ++i) {
       ciphers[i]->key_size_ = e == Error::kNone ? batch_key_size : 0;
     }

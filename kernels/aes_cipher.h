@@ -76,9 +76,10 @@ class AesCipher {
   // the same backend, mode and key size: keyed, or given `new_key`). This
   // cipher must be keyed: its key size is the batch's. Every message is
   // checked first: if any is invalid, nothing is keyed or encrypted, each
-  // result says what is wrong, and the first error is returned. Backends that can interleave
-  // independent messages (the hand-written ones, for CBC) do; the others
-  // encrypt one message after another.
+  // result says what is wrong, and the first error is returned. Should a
+  // library throw while keying, the ciphers given new keys are left unkeyed. Backends that can
+  // interleave independent messages (the hand-written ones, for CBC) do; the others encrypt one
+  // message after another.
   Error encrypt_batch(Padding padding, std::span<BatchMessage> messages);
 
  protected:

@@ -591,6 +591,7 @@ void expand_keys_lanes(const std::uint8_t* const* keys, std::size_t key_size,
       store128(ks.dec[r], _mm_aesimc_si128(load128(ks.enc[rounds - r])));
     store128(ks.dec[rounds], load128(ks.enc[0]));
   }
+  secure_wipe(rk, sizeof rk);  // the round keys left on the stack
 }
 
 // expand_keys: n key schedules, a group of lanes at a time; a partial last

@@ -22,7 +22,7 @@ constexpr Width kYmm{"vaes256",
                      vaes::ymm_kernels};
 constexpr Width kZmm{"vaes512",
                      "VAES 512-bit: 32 blocks (8 zmm) interleaved (ECB, CBC decrypt), serial CBC "
-                     "encrypt on AES-NI, up to 32-lane multi-buffer CBC encrypt",
+                     "encrypt on AES-NI, 16-lane multi-buffer CBC encrypt",
                      vaes::zmm_kernels};
 
 class VaesBackend final : public AesBackend {
@@ -70,6 +70,7 @@ std::string vaes512_unusable_reason() {
   const CpuFeatures& cpu = cpu_features();
   if (std::string why = vaes_common_reason(cpu); !why.empty()) return why;
   if (!cpu.avx512f) return "the CPU or OS does not support AVX-512F";
+  if (!cpu.avx2) return "the CPU or OS does not support AVX2";
   return "";
 }
 

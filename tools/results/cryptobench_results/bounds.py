@@ -5,19 +5,31 @@ The run's context carries the AES instruction limits measured at its start
 width). From them, per benchmark (1 thread, no codec):
 
 - CBC encryption of one message is a chain: a block costs rounds x latency.
-- ECB, CBC decryption and multi-buffer CBC encryption are parallel: a block
-  costs rounds / (instructions per cycle x blocks per register), at the
-  register width the implementation uses (AES-NI 128-bit for the libraries
-  and aesni, VAES for vaes256/vaes512). The absolute bound is the widest.
+- ECB and CBC decryption are parallel: a block costs rounds / (instructions
+  per cycle x blocks per register), at the register width the implementation
+  uses (AES-NI 128-bit for the libraries and aesni, VAES for vaes256/vaes512).
+  The absolute bound is the widest.
+- Multi-buffer CBC encryption of m messages (at most the implementation's
+  lanes at once) takes one block of each per step; a step is a chain of
+  rounds, each costing the larger of the latency and ceil(m / blocks per
+  register) / instructions per cycle. One message is the serial chain; enough
+  of them reach the throughput bound. The absolute bound is the best width
+  with unlimited lanes.
 
 Bounds are per plaintext byte, so they include the PKCS#7 padding block
-(1025 blocks for 16 KiB). A figure faster than the absolute bound means the
-harness mis-measures: it is flagged and the command exits 1. The tolerance is
+(1025 blocks for 16 KiB). The latency (chain) bounds hold for one operation:
+consecutive operations are independent, so out-of-order execution overlaps
+short ones (a few blocks) and beats them, which the table says. The absolute
+bound, the widest AES throughput, holds for anything: a figure faster than it
+means the harness mis-measures; it is flagged and the command exits 1. The tolerance is
 10%: each figure's cycles come from its wall time and the clock sampled right
 after it, and on a shared VM the clock dependent chains see wanders by about
 2% (sd) between millisecond samples, so a few percent either way is noise,
 while harness errors (e.g. averaging thread times) are factors.
 """
+import math
+import re
+
 from .gbench import ResultsError
 
 ROUNDS = {"128": 10, "192": 12, "256": 14}
@@ -43,6 +55,12 @@ def parse_limits(text):
     return limits
 
 
+def lanes_of(code_path):
+    """The multi-buffer lanes a code path reports ('8-lane multi-buffer'), or 0."""
+    match = re.search(r"(\d+)-lane multi-buffer", code_path)
+    return int(match.group(1)) if match else 0
+
+
 def implementation_width(code_path, limits):
     """The register width a backend's code path says it uses."""
     for marker, width in (("VAES 512", "zmm"), ("VAES 256", "ymm")):
@@ -57,6 +75,12 @@ def rows(run):
     def parallel(rounds, width):
         latency, throughput = limits[width]
         return rounds / (throughput * BLOCKS_PER_REGISTER[width]) / 16.0
+
+    def lanes_bound(rounds, messages, width):
+        """(cycles per byte, whether latency binds) for `messages` chains in lanes."""
+        latency, throughput = limits[width]
+        per_round = math.ceil(messages / BLOCKS_PER_REGISTER[width]) / throughput
+        return rounds * max(latency, per_round) / (16.0 * messages), latency >= per_round
 
     out = []
     for b in run.benchmarks.values():
@@ -78,18 +102,31 @@ def rows(run):
         width = implementation_width(code_path, limits)
         serial = rounds * limits["xmm"][0] / 16.0
         widest = min(parallel(rounds, w) for w in limits)
+        messages = int(p.get("messages", "1"))
+        # The hard floor for any figure: the widest AES throughput. The chain
+        # bounds below hold for one operation; consecutive operations are
+        # independent, so out-of-order execution may overlap short ones.
+        absolute = widest
         if mode == "cbc" and op == "encrypt":
-            kind, bound, absolute = "serial chain: AESENC latency", serial, serial
-        elif op == "encrypt-batch" and mode == "cbc" and "multi-buffer" not in code_path:
-            kind, bound, absolute = "serial chain (no multi-buffer)", serial, widest
+            kind, bound = "serial chain: AESENC latency", serial
+        elif op == "encrypt-batch" and mode == "cbc":
+            lanes = min(messages, lanes_of(code_path))
+            if lanes == 0:
+                kind, bound = "serial chain (no multi-buffer)", serial
+            else:
+                bound, latency_bound = lanes_bound(rounds, lanes, width)
+                kind = (f"{lanes} lanes, {width}: " +
+                        ("AESENC latency" if latency_bound else "AES throughput"))
         else:
             kind = f"AES throughput, {width}"
-            bound, absolute = parallel(rounds, width), widest
+            bound = parallel(rounds, width)
         bound *= padding
         absolute *= padding
+        if measured < bound and "latency" in kind:
+            kind += " (beaten: short operations overlap)"
         out.append({
             "backend": p["backend"], "cipher": p["cipher"], "op": op, "size": size,
-            "messages": int(p.get("messages", "1")), "measured": measured,
+            "messages": messages, "measured": measured,
             "samples": len(b.samples["cycles_per_byte"]), "kind": kind, "bound": bound,
             "share": bound / measured, "absolute": absolute,
             "above": measured < absolute * (1 - TOLERANCE),
