@@ -1,10 +1,15 @@
-// hand_written_cipher.h: the AesCipher of the hand-written backends (aesni,
-// vaes256, vaes512): the project's key schedule, and the modes at the
-// register width of the kernel table it is given.
+// hand_written_cipher.h: the AesCipher and AesBackend of the hand-written
+// backends (aesni, vaes256, vaes512): the project's key schedule, the modes
+// at the register width of the kernel table they are given, the project's
+// codec, and a library's KDF (they have none of their own).
 #pragma once
+
+#include <memory>
+#include <string>
 
 #include "kernels/aes_cipher.h"
 #include "kernels/aesni/aesni_kernels.h"
+#include "kernels/backend.h"
 
 namespace cryptobench {
 
@@ -32,6 +37,22 @@ class HandWrittenCipher final : public AesCipher {
  private:
   const aesni::BlockKernels& kernels_;
   aesni::KeySchedule schedule_{};
+};
+
+class HandWrittenBackend final : public AesBackend {
+ public:
+  HandWrittenBackend(std::string name, std::string code_path, const aesni::BlockKernels& kernels)
+      : name_(std::move(name)), code_path_(std::move(code_path)), kernels_(kernels) {}
+  BackendInfo info() const override;
+  std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
+    return std::make_unique<HandWrittenCipher>(mode, kernels_);
+  }
+  const TextCodec& codec() const override { return project_codec(); }
+  std::unique_ptr<KeyDeriver> make_key_deriver() const override;
+
+ private:
+  std::string name_, code_path_;
+  const aesni::BlockKernels& kernels_;
 };
 
 }  // namespace cryptobench

@@ -10,48 +10,6 @@
 namespace cryptobench {
 namespace {
 
-struct Width {
-  const char* name;
-  const char* code_path;
-  const aesni::BlockKernels& (*kernels)();
-};
-
-constexpr Width kYmm{"vaes256",
-                     "VAES 256-bit: 16 blocks (8 ymm) interleaved (ECB, CBC decrypt), serial CBC "
-                     "encrypt on AES-NI, 16-lane multi-buffer CBC encrypt",
-                     vaes::ymm_kernels};
-constexpr Width kZmm{"vaes512",
-                     "VAES 512-bit: 32 blocks (8 zmm) interleaved (ECB, CBC decrypt), serial CBC "
-                     "encrypt on AES-NI, 16-lane multi-buffer CBC encrypt",
-                     vaes::zmm_kernels};
-
-class VaesBackend final : public AesBackend {
- public:
-  explicit VaesBackend(const Width& width) : width_(width) {}
-  BackendInfo info() const override {
-    std::string library;
-    (void)library_key_deriver(&library);
-    return {width_.name,
-            "cryptobench",
-            "hand-written",
-            width_.code_path,
-            project_codec_description(),
-            library.empty() ? "none (no library compiled in)"
-                            : library + "'s (the hand-written backend has no KDF of its own)"};
-  }
-  std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
-    return std::make_unique<HandWrittenCipher>(mode, width_.kernels());
-  }
-  const TextCodec& codec() const override { return project_codec(); }
-  std::unique_ptr<KeyDeriver> make_key_deriver() const override {
-    std::string unused;
-    return library_key_deriver(&unused);
-  }
-
- private:
-  const Width& width_;
-};
-
 std::string vaes_common_reason(const CpuFeatures& cpu) {
   if (!cpu.aesni) return "the CPU does not report AES-NI (CPUID.1:ECX.AES)";
   if (!cpu.sse41) return "the CPU does not report SSE4.1";
@@ -79,14 +37,26 @@ std::string vaes512_unusable_reason() {
 const BackendEntry& vaes256_backend_entry() {
   static const BackendEntry entry{
       "vaes256", "hand-written VAES intrinsics (256-bit registers)", vaes256_unusable_reason,
-      []() -> std::unique_ptr<AesBackend> { return std::make_unique<VaesBackend>(kYmm); }};
+      []() -> std::unique_ptr<AesBackend> {
+        return std::make_unique<HandWrittenBackend>(
+            "vaes256",
+            "VAES 256-bit: 16 blocks (8 ymm) interleaved (ECB, CBC decrypt), serial CBC encrypt "
+            "on AES-NI, 16-lane multi-buffer CBC encrypt",
+            vaes::ymm_kernels());
+      }};
   return entry;
 }
 
 const BackendEntry& vaes512_backend_entry() {
   static const BackendEntry entry{
       "vaes512", "hand-written VAES intrinsics (512-bit registers)", vaes512_unusable_reason,
-      []() -> std::unique_ptr<AesBackend> { return std::make_unique<VaesBackend>(kZmm); }};
+      []() -> std::unique_ptr<AesBackend> {
+        return std::make_unique<HandWrittenBackend>(
+            "vaes512",
+            "VAES 512-bit: 32 blocks (8 zmm) interleaved (ECB, CBC decrypt), serial CBC encrypt "
+            "on AES-NI, 16-lane multi-buffer CBC encrypt",
+            vaes::zmm_kernels());
+      }};
   return entry;
 }
 
