@@ -152,9 +152,7 @@ Bytes Workload::seed000_message(std::uint64_t counter, std::vector<char>& buffer
 
 Bytes Workload::payload(std::uint64_t i) {
   if (cell_.payload == Payload::kRandom) return random_plaintext_;
-  const Bytes message = seed000_message(i, message_buffer_, message_);
-  message_length_ = message.size();
-  return message;
+  return seed000_message(i, message_buffer_, message_);
 }
 
 std::size_t Workload::message_bytes(std::uint64_t counter) const {

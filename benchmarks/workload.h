@@ -95,7 +95,6 @@ class Workload {
   std::string message_prefix_;                  // Payload::kSeed000Message
   std::string message_;                         // pool off: built per op
   std::vector<char> message_buffer_;            // pool on: prefix + room for the counter
-  std::size_t message_length_ = 0;
   std::vector<std::uint8_t> input_ciphertext_;  // op decrypt: prepared by the reference
   std::string input_text_;
   std::unique_ptr<AesCipher> cipher_;        // cached key, or pooled context
