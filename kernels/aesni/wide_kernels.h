@@ -369,6 +369,28 @@ constexpr std::size_t kOnePassBlocks = 32;
 template <class T, int Rounds>
 std::size_t decrypt_padded(const KeySchedule& ks, const std::uint8_t* iv, const std::uint8_t* in,
                            std::uint8_t* out, std::size_t blocks) {
+  if constexpr (T::kBlocks == 1) {
+    // Up to 8 blocks: all of them in registers; the padding is checked in the
+    // last one and every store masked by the verdict, in one pass.
+    if (blocks <= kGroup) {
+      std::size_t pad = 0;
+      with_count(static_cast<int>(blocks), [&](auto count) {
+        constexpr int n = decltype(count)::value;
+        __m128i k[Rounds + 1], c[n], b[n];
+        broadcast_keys<Xmm, Rounds>(ks.dec, k);
+        for (int i = 0; i < n; ++i) b[i] = c[i] = load128(in + 16 * i);
+        crypt<Xmm, Rounds, false, n>(k, b);
+        if (iv != nullptr) {
+          b[0] = _mm_xor_si128(b[0], load128(iv));
+          for (int i = 1; i < n; ++i) b[i] = _mm_xor_si128(b[i], c[i - 1]);
+        }
+        pad = padding_length(b[n - 1]);
+        const __m128i keep = _mm_set1_epi8(static_cast<char>(0 - ((pad | (0 - pad)) >> 63)));
+        for (int i = 0; i < n; ++i) store128(out + 16 * i, _mm_and_si128(b[i], keep));
+      });
+      return pad;
+    }
+  }
   alignas(64) std::uint8_t mask[16 * T::kBlocks];
   if (blocks <= kOnePassBlocks) {
     std::memset(mask, 0xff, sizeof mask);
