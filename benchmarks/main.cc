@@ -568,8 +568,13 @@ int run(int argc, char** argv) {
     }
   }
 
-  const AesLimits limits = measure_aes_limits();
-  const double core_hz = limits.core_hz > 0 ? limits.core_hz : measure_core_hz();
+  const std::string listing = flag_value(benchmark_args_copy, "--benchmark_list_tests");
+  const bool only_listed = has_flag(benchmark_args_copy, "--benchmark_list_tests") &&
+                           listing != "false" && listing != "0";
+  // The clock and the AES limits take about 0.4 s; a listing reports neither.
+  const AesLimits limits = only_listed ? AesLimits{} : measure_aes_limits();
+  const double core_hz =
+      only_listed ? 0 : (limits.core_hz > 0 ? limits.core_hz : measure_core_hz());
   add_context(o, core_hz, limits, backends, references);
 
   std::vector<Shared> shared;
@@ -612,9 +617,6 @@ int run(int argc, char** argv) {
     // Nothing ran (--benchmark_list_tests only lists, though Google Benchmark
     // returns the count): keep the previous file.
     const std::string partial = out_file + ".partial";
-    const std::string listing = flag_value(benchmark_args_copy, "--benchmark_list_tests");
-    const bool only_listed = has_flag(benchmark_args_copy, "--benchmark_list_tests") &&
-                             listing != "false" && listing != "0";
     if (ran == 0 || only_listed) {
       std::remove(partial.c_str());
     } else if (std::rename(partial.c_str(), out_file.c_str()) != 0) {
