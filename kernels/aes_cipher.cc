@@ -95,10 +95,6 @@ Result AesCipher::decrypt_padded(const std::uint8_t* iv, const std::uint8_t* in,
   return Result::success(pad);
 }
 
-}  // namespace cryptobench
-
-namespace cryptobench {
-
 Error AesCipher::encrypt_batch(Padding padding, std::span<BatchMessage> messages) {
   Error first = Error::kNone;
   const auto reject = [&first](BatchMessage& m, Error e) {
@@ -141,11 +137,11 @@ Error AesCipher::encrypt_batch(Padding padding, std::span<BatchMessage> messages
   // result until the claim is released), and refuse any second use.
   constexpr std::size_t kClaimed = ~std::size_t{0};
   const std::size_t batch_key_size = key_size_;
-  AesCipher* conflict = nullptr;
+  bool conflict = false;
   for (BatchMessage& m : messages) {
     if (m.new_key.empty()) continue;
     if (m.key->key_size_ == kClaimed) {
-      conflict = m.key;
+      conflict = true;
       break;
     }
     m.result.size = m.key->key_size_;
@@ -153,11 +149,9 @@ Error AesCipher::encrypt_batch(Padding padding, std::span<BatchMessage> messages
   }
   for (const BatchMessage& m : messages) {
     const AesCipher* key = m.key != nullptr ? m.key : this;
-    if (conflict == nullptr && m.new_key.empty() && key->key_size_ == kClaimed) {
-      conflict = m.key != nullptr ? m.key : this;
-    }
+    conflict = conflict || (m.new_key.empty() && key->key_size_ == kClaimed);
   }
-  if (conflict != nullptr) {
+  if (conflict) {
     for (BatchMessage& m : messages) {
       if (!m.new_key.empty() && m.key->key_size_ == kClaimed) m.key->key_size_ = m.result.size;
     }

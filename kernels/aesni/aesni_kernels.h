@@ -55,7 +55,6 @@ struct BlockKernels {
   // interleaved so their latency chains overlap.
   void (*expand_keys)(const std::uint8_t* const* keys, std::size_t key_size,
                       KeySchedule* const* out, std::size_t n);
-  std::size_t max_lanes;  // messages in flight at once
 };
 
 // xmm_kernels: AES-NI on 128-bit registers (needs AES-NI and SSE4.1).

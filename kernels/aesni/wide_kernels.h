@@ -675,12 +675,10 @@ void expand_keys(const std::uint8_t* const* keys, std::size_t key_size, KeySched
       break;                                      \
   }
 
-// The kernel table of width T. `lane_registers` is how many registers the
+// The kernel table of width T. `LaneRegisters` is how many registers the
 // multi-buffer kernel fills at most.
 template <class T, int LaneRegisters>
 struct WideKernels {
-  static constexpr std::size_t kMaxLanes = LaneRegisters * T::kBlocks;
-
   static typename T::V ones() {
     alignas(64) std::uint8_t m[16 * T::kBlocks];
     std::memset(m, 0xff, sizeof m);
@@ -774,7 +772,7 @@ struct WideKernels {
 
   static constexpr BlockKernels table() {
     return {ecb_encrypt,   ecb_decrypt,       cbc_encrypt, cbc_decrypt,
-            decrypt_pkcs7, cbc_encrypt_lanes, expand_many, kMaxLanes};
+            decrypt_pkcs7, cbc_encrypt_lanes, expand_many};
   }
 };
 
