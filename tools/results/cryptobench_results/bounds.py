@@ -50,8 +50,8 @@ def parse_limits(text):
             raise ResultsError(f"aes_limits context '{text}': bad entry '{item}'")
         limits[width] = (latency, throughput)
     if "xmm" not in limits:
-        raise ResultsError("the run has no aes_limits context (xmm): record it with a "
-                           "cryptobench that measures it (--suite=bounds)")
+        raise ResultsError("the run has no aes_limits context (xmm): it predates them; every "
+                           "run of a current cryptobench records them")
     return limits
 
 
