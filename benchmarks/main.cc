@@ -158,23 +158,26 @@ void list_backends() {
   for (const BackendEntry* entry : compiled_backends()) {
     const std::string why = unusable_reason(*entry);
     if (!why.empty()) {
-      std::printf("%-9s %s\n          UNUSABLE here: %s\n", entry->name, entry->summary,
+      std::printf("%-11s %s\n            UNUSABLE here: %s\n", entry->name, entry->summary,
                   why.c_str());
       continue;
     }
     const BackendInfo info = entry->open()->info();
     std::printf(
-        "%-9s %s\n          %s %s\n          code path: %s\n          codec: %s\n          kdf: "
-        "%s\n",
+        "%-11s %s\n            %s %s\n            code path: %s\n            modes: %s%s%s\n"
+        "            codec: %s\n            kdf: %s\n",
         entry->name, entry->summary, info.library.c_str(), info.version.c_str(),
-        info.code_path.c_str(), info.codec.c_str(), info.kdf.c_str());
+        info.code_path.c_str(), mode_names(info.modes).c_str(),
+        info.not_offered.empty() ? "" : "; not offered: ", info.not_offered.c_str(),
+        info.codec.c_str(), kdf_description(info).c_str());
   }
+  std::printf(
+      "PKCS#7 padding is applied by cryptobench's AesCipher base class for every backend.\n");
 }
 
 // Everything a reader of the JSON needs to judge the figures.
 void add_context(const Options& o, double core_hz, const AesLimits& limits,
-                 const std::vector<std::string>& backends,
-                 const std::map<std::string, std::string>& references) {
+                 const BackendSet& backends) {
   const CpuFeatures& cpu = hardware_cpu_features();
   benchmark::AddCustomContext("cryptobench_suite", o.suite);
   benchmark::AddCustomContext("cryptobench_version", CRYPTOBENCH_VERSION);
@@ -211,20 +214,7 @@ void add_context(const Options& o, double core_hz, const AesLimits& limits,
                               allocation_counting_enabled()
                                   ? "malloc interposed, per thread, inside the timed loop"
                                   : "off (sanitizer build)");
-  for (const std::string& name : backends) {
-    const BackendInfo info = open_backend(name)->info();
-    const std::string key = "backend." + name;
-    benchmark::AddCustomContext(key + ".library", info.library + " " + info.version);
-    benchmark::AddCustomContext(key + ".code_path", info.code_path);
-    benchmark::AddCustomContext(key + ".codec", info.codec);
-    benchmark::AddCustomContext(key + ".kdf", info.kdf);
-    const std::string& ref = references.at(name);
-    benchmark::AddCustomContext(key + ".verified_against",
-                                ref != name ? ref
-                                            : ref +
-                                                  " (no second usable backend: checked only "
-                                                  "against its own one-shot results)");
-  }
+  for (const auto& [key, value] : backends.context()) benchmark::AddCustomContext(key, value);
   if (const char* pool = std::getenv("BOTAN_MLOCK_POOL_SIZE")) {
     benchmark::AddCustomContext("botan_mlock_pool_kib", pool);
   }
@@ -448,21 +438,27 @@ int run(int argc, char** argv) {
     list_backends();
     return 0;
   }
-  std::vector<std::string> backends = o.backends.empty() ? usable_backend_names() : o.backends;
-  for (const std::string& name : backends) {
-    if (const std::string why = unusable_reason(*find_backend(name)); !why.empty()) {
-      usage_error("backend '" + name + "' cannot run on this CPU: " + why);
-    }
+  std::unique_ptr<BackendSet> backend_set;
+  try {
+    backend_set = std::make_unique<BackendSet>(o.backends);
+  } catch (const BackendError& e) {
+    usage_error(e.what());
   }
-  if (backends.empty()) usage_error("no backend can run on this machine");
+  const std::vector<std::string> backends = backend_set->names();
 
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const Suite& suite = *find_suite(o.suite);
-  const std::vector<Cell> cells = suite.cells(backends, cores);
+  // A mode a backend does not offer has no cells (--list-backends says why).
+  const auto offered = [&](std::vector<Cell> all) {
+    std::erase_if(
+        all, [&](const Cell& c) { return !backend_set->find(c.backend)->info.offers(c.mode); });
+    return all;
+  };
+  const std::vector<Cell> cells = offered(suite.cells(backends, cores));
   if (o.list_suites) {
     for (const Suite& s : suites()) {
       std::printf("%-13s %6zu benchmarks  %s\n", std::string(s.name).c_str(),
-                  s.cells(backends, cores).size(), std::string(s.description).c_str());
+                  offered(s.cells(backends, cores)).size(), std::string(s.description).c_str());
     }
     return 0;
   }
@@ -550,24 +546,6 @@ int run(int argc, char** argv) {
                 " benchmarks of suite " + o.suite);
   }
 
-  // Open each backend once; pick a different backend as each one's reference.
-  std::map<std::string, std::unique_ptr<AesBackend>> opened;
-  std::map<std::string, std::string> references;
-  const std::vector<std::string> all_usable = usable_backend_names();
-  for (const std::string& name : backends) {
-    std::string ref = name;
-    for (const std::string& other : all_usable) {
-      if (other != name) {
-        ref = other;
-        break;
-      }
-    }
-    references[name] = ref;
-    for (const std::string& n : {name, ref}) {
-      if (!opened.count(n)) opened[n] = open_backend(n);
-    }
-  }
-
   const std::string listing = flag_value(benchmark_args_copy, "--benchmark_list_tests");
   const bool only_listed = has_flag(benchmark_args_copy, "--benchmark_list_tests") &&
                            listing != "false" && listing != "0";
@@ -575,15 +553,14 @@ int run(int argc, char** argv) {
   const AesLimits limits = only_listed ? AesLimits{} : measure_aes_limits();
   const double core_hz =
       only_listed ? 0 : (limits.core_hz > 0 ? limits.core_hz : measure_core_hz());
-  add_context(o, core_hz, limits, backends, references);
+  add_context(o, core_hz, limits, *backend_set);
 
   std::vector<Shared> shared;
   shared.reserve(backends.size());
   std::map<std::string, const Shared*> shared_by_backend;
-  for (const std::string& name : backends) {
-    shared.push_back(
-        {opened[name].get(), opened[references[name]].get(), cores, o.inject_verify_fault});
-    shared_by_backend[name] = &shared.back();
+  for (const BackendSet::Member& m : backend_set->members()) {
+    shared.push_back({m.backend, m.reference, cores, o.inject_verify_fault});
+    shared_by_backend[m.name] = &shared.back();
   }
   for (const Cell& cell : cells) {
     const Shared* s = shared_by_backend[cell.backend];

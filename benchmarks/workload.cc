@@ -72,7 +72,7 @@ Workload::Workload(const Cell& cell, const AesBackend& backend, const AesBackend
     secret_ = random_bytes(rng, kSha256Size);
     salt_prefix_ = random_bytes(rng, 8);
     derived_key_.resize(cell.key_bytes);
-    deriver_ = backend.make_key_deriver();
+    deriver_ = backend.key_deriver();
     if (!deriver_) throw std::runtime_error("no key derivation available for " + cell.backend);
   }
   if (cell.op == Op::kSetKey && cell.key == KeyHandling::kCached) {
@@ -184,7 +184,7 @@ bool Workload::rekey(std::uint64_t i, AesCipher** cipher) {
   if (cell_.key == KeyHandling::kHmac || cell_.key == KeyHandling::kPbkdf2) {
     KeyDeriver* kdf = deriver_.get();
     if (!cell_.pool) {
-      fresh_deriver_ = backend_.make_key_deriver();
+      fresh_deriver_ = backend_.key_deriver();
       kdf = fresh_deriver_.get();
     }
     std::uint8_t salt[16];
@@ -316,7 +316,7 @@ bool Workload::run(std::uint64_t i) {
 
 std::vector<std::uint8_t> Workload::reference_key(std::uint64_t i) const {
   if (cell_.key != KeyHandling::kHmac && cell_.key != KeyHandling::kPbkdf2) return key_;
-  const auto kdf = reference_.make_key_deriver();
+  const auto kdf = reference_.key_deriver();
   std::vector<std::uint8_t> key(cell_.key_bytes);
   std::uint8_t salt[16];
   salt_for(i, salt);

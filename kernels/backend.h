@@ -1,9 +1,11 @@
-// backend.h: what a backend offers: ciphers, its codec, and an honest report
-// of the code it actually runs.
+// backend.h: what a backend offers: ciphers, its codec, its key derivation,
+// and an honest report of the code it actually runs, as prose for people and
+// as structured facts for tools.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kernels/aes_cipher.h"
 #include "kernels/key_derivation.h"
@@ -11,13 +13,28 @@
 
 namespace cryptobench {
 
+enum class CodecSource { kLibrary, kProject };
+
 struct BackendInfo {
   std::string name;       // registry name, e.g. "openssl"
   std::string library;    // e.g. "OpenSSL"
   std::string version;    // the version the running library reports
   std::string code_path;  // the AES implementation the library chose here
   std::string codec;      // whose Base64/hex it uses
-  std::string kdf;        // whose HMAC-SHA256 and PBKDF2 it uses
+  std::string kdf;        // its library's HMAC-SHA256 and PBKDF2; "" when it has none
+  // The facts tools read (written to the JSON context as backend.<name>.*):
+  // register_bits: the AES register width of its parallel-mode code (ECB,
+  // CBC decryption) here: 128 (AES-NI), 256 or 512 (VAES); 0 when it runs no
+  // AES instructions (table-based code).
+  unsigned register_bits = 128;
+  // batch_lanes: messages encrypt_batch interleaves; 0 when it encrypts them
+  // one after another (the AesCipher default).
+  unsigned batch_lanes = 0;
+  std::vector<Mode> modes = {Mode::kEcb, Mode::kCbc};  // the modes it offers
+  std::string not_offered = {};  // why a mode it lacks is missing ("" when none is)
+  CodecSource codec_source = CodecSource::kLibrary;
+
+  bool offers(Mode mode) const;
 };
 
 // AesBackend: thread-safe; ciphers it makes are per-thread.
@@ -25,15 +42,18 @@ class AesBackend {
  public:
   virtual ~AesBackend() = default;
   virtual BackendInfo info() const = 0;
+  // make_cipher: only for a mode info().modes lists.
   virtual std::unique_ptr<AesCipher> make_cipher(Mode mode) const = 0;
   virtual const TextCodec& codec() const = 0;
-  virtual std::unique_ptr<KeyDeriver> make_key_deriver() const = 0;
-};
+  // key_deriver: the library's own (make_key_deriver), or, for a backend
+  // without one, the registry's fallback (see registry.h); nullptr when no
+  // compiled-in backend has a KDF.
+  std::unique_ptr<KeyDeriver> key_deriver() const;
 
-// library_key_deriver: for backends without a KDF of their own (the
-// hand-written one): the first library compiled in (OpenSSL, Crypto++,
-// Botan), and its name in `*library`; nullptr when none is.
-std::unique_ptr<KeyDeriver> library_key_deriver(std::string* library);
+ protected:
+  // make_key_deriver: the library's own KDF; nullptr when it has none.
+  virtual std::unique_ptr<KeyDeriver> make_key_deriver() const { return nullptr; }
+};
 
 // BackendEntry: one line of the registry. A backend is compiled in when its
 // entry is linked; it is usable when unusable_reason() returns "".
@@ -42,6 +62,9 @@ struct BackendEntry {
   const char* summary;
   std::string (*unusable_reason)();
   std::unique_ptr<AesBackend> (*open)();
+  // library: whose code it runs ("OpenSSL", "cryptobench" for the
+  // hand-written ones): a backend is verified against another library's.
+  const char* library;
 };
 
 }  // namespace cryptobench

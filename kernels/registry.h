@@ -1,13 +1,15 @@
-// registry.h: the backends compiled into this binary and which of them can
-// run on this CPU. Asking for an unknown or unusable backend is an error that
-// names it; nothing is silently substituted.
+// registry.h: the backends compiled into this binary, which of them can run
+// on this CPU, and how a run resolves them. Asking for an unknown or unusable
+// backend is an error that names it; nothing is silently substituted.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kernels/backend.h"
@@ -37,5 +39,50 @@ std::vector<std::string> usable_backend_names();
 
 // compiled_backend_names: "openssl, cryptopp, ..." for messages.
 std::string compiled_backend_names();
+
+// reference_backend_name: the backend `name` is verified against: the first
+// usable backend in registry order of another library; failing that any
+// other usable backend; failing that `name` itself.
+std::string reference_backend_name(std::string_view name);
+
+// fallback_kdf_backend_name: whose KDF serves the backends without one: the
+// first usable backend in registry order whose library has its own; "" when
+// none has.
+std::string fallback_kdf_backend_name();
+
+// kdf_description: what derives keys for a backend with this info.
+std::string kdf_description(const BackendInfo& info);
+
+// mode_names: "ecb,cbc".
+std::string mode_names(const std::vector<Mode>& modes);
+
+// BackendSet: the backends of one run, each opened once, with the backend it
+// is verified against (opened too) and its facts.
+class BackendSet {
+ public:
+  struct Member {
+    std::string name;
+    const AesBackend* backend;
+    const AesBackend* reference;
+    std::string reference_name;
+    BackendInfo info;
+  };
+
+  // names empty: every usable backend. Throws BackendError for an unknown or
+  // unusable name, a duplicate, or when no backend can run here.
+  explicit BackendSet(const std::vector<std::string>& names);
+
+  const std::vector<Member>& members() const { return members_; }
+  std::vector<std::string> names() const;
+  // find: nullptr when `name` is not in the set.
+  const Member* find(std::string_view name) const;
+  // context: ("backend.<name>.<field>", value) for every member: library,
+  // code path, codec, KDF, reference, and the structured facts.
+  std::vector<std::pair<std::string, std::string>> context() const;
+
+ private:
+  std::map<std::string, std::unique_ptr<AesBackend>, std::less<>> opened_;
+  std::vector<Member> members_;
+};
 
 }  // namespace cryptobench

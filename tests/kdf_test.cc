@@ -26,7 +26,7 @@ std::string hex(const ByteVector& v) {
 using KdfTest = testing::BackendTest;
 
 TEST_P(KdfTest, HmacSha256Rfc4231) {
-  auto kdf = backend().make_key_deriver();
+  auto kdf = backend().key_deriver();
   ASSERT_NE(kdf, nullptr) << "no key derivation available";
   ByteVector out(32);
   ASSERT_EQ(kdf->hmac_sha256(ByteVector(20, 0x0b), bytes("Hi There"), out), Error::kNone);
@@ -41,7 +41,7 @@ TEST_P(KdfTest, HmacSha256Rfc4231) {
 }
 
 TEST_P(KdfTest, EmptyKeyAndZeroIterations) {
-  auto kdf = backend().make_key_deriver();
+  auto kdf = backend().key_deriver();
   ASSERT_NE(kdf, nullptr);
   ByteVector out(32);
   // Key the deriver first, so a backend that kept the previous key shows.
@@ -52,7 +52,7 @@ TEST_P(KdfTest, EmptyKeyAndZeroIterations) {
 }
 
 TEST_P(KdfTest, Pbkdf2HmacSha256Vectors) {
-  auto kdf = backend().make_key_deriver();
+  auto kdf = backend().key_deriver();
   ASSERT_NE(kdf, nullptr);
   ByteVector out(32);
   ASSERT_EQ(kdf->pbkdf2_sha256(bytes("password"), bytes("salt"), 1, out), Error::kNone);
@@ -71,9 +71,9 @@ TEST_P(KdfTest, Pbkdf2HmacSha256Vectors) {
 
 TEST_P(KdfTest, AgreesWithEveryOtherBackend) {
   std::mt19937_64 rng(5);
-  auto mine = backend().make_key_deriver();
+  auto mine = backend().key_deriver();
   for (const std::string& other_name : usable_backend_names()) {
-    auto theirs = open_backend(other_name)->make_key_deriver();
+    auto theirs = open_backend(other_name)->key_deriver();
     for (int round = 0; round < 20; ++round) {
       ByteVector secret(1 + rng() % 80), salt(rng() % 40);
       for (auto& b : secret) b = static_cast<std::uint8_t>(rng());

@@ -24,8 +24,9 @@ const BackendEntry& aesni_backend_entry() {
             "aesni",
             "AES-NI 128-bit: 8 blocks interleaved (ECB, CBC decrypt), serial CBC encrypt, "
             "8-lane multi-buffer CBC encrypt",
-            aesni::xmm_kernels());
-      }};
+            aesni::xmm_kernels(), 128, 8);
+      },
+      "cryptobench"};
   return entry;
 }
 

@@ -7,20 +7,12 @@
 namespace cryptobench {
 
 BackendInfo HandWrittenBackend::info() const {
-  std::string library;
-  (void)library_key_deriver(&library);
-  return {name_,
-          "cryptobench",
-          "hand-written",
-          code_path_,
-          project_codec_description(),
-          library.empty() ? "none (no library compiled in)"
-                          : library + "'s (the hand-written backends have no KDF of their own)"};
-}
-
-std::unique_ptr<KeyDeriver> HandWrittenBackend::make_key_deriver() const {
-  std::string unused;
-  return library_key_deriver(&unused);
+  BackendInfo info{name_, "cryptobench", "hand-written", code_path_, project_codec_description(),
+                   ""};
+  info.register_bits = register_bits_;
+  info.batch_lanes = batch_lanes_;
+  info.codec_source = CodecSource::kProject;
+  return info;
 }
 
 HandWrittenCipher::~HandWrittenCipher() { secure_wipe(&schedule_, sizeof schedule_); }

@@ -1,7 +1,7 @@
 // hand_written_cipher.h: the AesCipher and AesBackend of the hand-written
 // backends (aesni, vaes256, vaes512): the project's key schedule, the modes
 // at the register width of the kernel table they are given, the project's
-// codec, and a library's KDF (they have none of their own).
+// codec; no KDF of their own (the registry provides a library's).
 #pragma once
 
 #include <memory>
@@ -41,18 +41,24 @@ class HandWrittenCipher final : public AesCipher {
 
 class HandWrittenBackend final : public AesBackend {
  public:
-  HandWrittenBackend(std::string name, std::string code_path, const aesni::BlockKernels& kernels)
-      : name_(std::move(name)), code_path_(std::move(code_path)), kernels_(kernels) {}
+  // register_bits / batch_lanes: BackendInfo's facts for this kernel table.
+  HandWrittenBackend(std::string name, std::string code_path, const aesni::BlockKernels& kernels,
+                     unsigned register_bits, unsigned batch_lanes)
+      : name_(std::move(name)),
+        code_path_(std::move(code_path)),
+        kernels_(kernels),
+        register_bits_(register_bits),
+        batch_lanes_(batch_lanes) {}
   BackendInfo info() const override;
   std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
     return std::make_unique<HandWrittenCipher>(mode, kernels_);
   }
   const TextCodec& codec() const override { return project_codec(); }
-  std::unique_ptr<KeyDeriver> make_key_deriver() const override;
 
  private:
   std::string name_, code_path_;
   const aesni::BlockKernels& kernels_;
+  unsigned register_bits_, batch_lanes_;
 };
 
 }  // namespace cryptobench

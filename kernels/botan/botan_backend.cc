@@ -175,17 +175,20 @@ class BotanBackend final : public AesBackend {
                                 : provider == "vperm" ? " = SSSE3 vector permutes, no AES-NI"
                                 : provider == "base"  ? " = portable C++ tables"
                                                       : "";
-    return {"botan",
-            "Botan",
-            Botan::short_version_string(),
-            "AES provider " + provider + meaning + " (Botan CPUID dispatch)",
-            "Botan base64_encode/base64_decode, hex_encode/hex_decode",
-            "Botan HMAC(SHA-256), PBKDF2(SHA-256)"};
+    return {.name = "botan",
+            .library = "Botan",
+            .version = Botan::short_version_string(),
+            .code_path = "AES provider " + provider + meaning + " (Botan CPUID dispatch)",
+            .codec = "Botan base64_encode/base64_decode, hex_encode/hex_decode",
+            .kdf = "Botan HMAC(SHA-256), PBKDF2(SHA-256)",
+            .register_bits = provider == "cpu" ? 128u : 0u};
   }
   std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
     return std::make_unique<BotanCipher>(mode);
   }
   const TextCodec& codec() const override { return codec_; }
+
+ protected:
   std::unique_ptr<KeyDeriver> make_key_deriver() const override {
     return std::make_unique<BotanKeyDeriver>();
   }
@@ -199,7 +202,7 @@ class BotanBackend final : public AesBackend {
 const BackendEntry& botan_backend_entry() {
   static const BackendEntry entry{
       "botan", "Botan 2 (library-chosen AES-NI path)", []() { return std::string(); },
-      []() -> std::unique_ptr<AesBackend> { return std::make_unique<BotanBackend>(); }};
+      []() -> std::unique_ptr<AesBackend> { return std::make_unique<BotanBackend>(); }, "Botan"};
   return entry;
 }
 

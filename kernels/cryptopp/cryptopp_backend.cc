@@ -150,17 +150,21 @@ class CryptoppBackend final : public AesBackend {
     const int v = CryptoPP::LibraryVersion();
     const std::string version =
         std::to_string(v / 100) + "." + std::to_string(v / 10 % 10) + "." + std::to_string(v % 10);
-    return {"cryptopp",
-            "Crypto++",
-            version,
-            "Rijndael provider " + probe.AlgorithmProvider() + " (CPUID dispatch in Crypto++)",
-            "Crypto++ Base64Encoder/Decoder, HexEncoder/Decoder",
-            "Crypto++ HMAC<SHA256>, PKCS5_PBKDF2_HMAC<SHA256>"};
+    return {.name = "cryptopp",
+            .library = "Crypto++",
+            .version = version,
+            .code_path =
+                "Rijndael provider " + probe.AlgorithmProvider() + " (CPUID dispatch in Crypto++)",
+            .codec = "Crypto++ Base64Encoder/Decoder, HexEncoder/Decoder",
+            .kdf = "Crypto++ HMAC<SHA256>, PKCS5_PBKDF2_HMAC<SHA256>",
+            .register_bits = probe.AlgorithmProvider() == "AESNI" ? 128u : 0u};
   }
   std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
     return std::make_unique<CryptoppCipher>(mode);
   }
   const TextCodec& codec() const override { return codec_; }
+
+ protected:
   std::unique_ptr<KeyDeriver> make_key_deriver() const override {
     return std::make_unique<CryptoppKeyDeriver>();
   }
@@ -174,7 +178,8 @@ class CryptoppBackend final : public AesBackend {
 const BackendEntry& cryptopp_backend_entry() {
   static const BackendEntry entry{
       "cryptopp", "Crypto++ (library-chosen AES-NI path)", []() { return std::string(); },
-      []() -> std::unique_ptr<AesBackend> { return std::make_unique<CryptoppBackend>(); }};
+      []() -> std::unique_ptr<AesBackend> { return std::make_unique<CryptoppBackend>(); },
+      "Crypto++"};
   return entry;
 }
 

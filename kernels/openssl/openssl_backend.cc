@@ -12,7 +12,7 @@
 #include <cstring>
 #include <string>
 
-#include "kernels/cpu_features.h"
+#include "kernels/openssl/openssl_aes_path.h"
 #include "kernels/registry.h"
 
 namespace cryptobench {
@@ -242,43 +242,30 @@ class OpensslKeyDeriver final : public KeyDeriver {
   EVP_MAC_CTX* ctx_ = nullptr;
 };
 
-// OpenSSL picks its AES code from OPENSSL_ia32cap_P, which libcrypto does not
-// export. Reproduce its rule: CPUID, then the OPENSSL_ia32cap environment
-// override ("[~]0xMASK" for the CPUID.1 EDX:ECX word).
-std::string openssl_code_path() {
-  const CpuFeatures& cpu = hardware_cpu_features();
-  std::uint64_t cap =
-      (cpu.aesni ? std::uint64_t{1} << 57 : 0) | (cpu.ssse3 ? std::uint64_t{1} << 41 : 0);
-  std::string note = "per CPUID";
-  if (const char* env = std::getenv("OPENSSL_ia32cap"); env != nullptr && *env != '\0') {
-    const bool invert = env[0] == '~';
-    const std::uint64_t value = std::strtoull(env + (invert ? 1 : 0), nullptr, 0);
-    cap = invert ? cap & ~value : value;
-    note = "per CPUID and OPENSSL_ia32cap=" + std::string(env);
-  }
-  if ((cap >> 57) & 1) return "aesni (AES-NI assembly), " + note;
-  if ((cap >> 41) & 1) return "vpaes (SSSE3 vector permutes, no AES-NI), " + note;
-  return "aes_core (C tables, no AES-NI), " + note;
-}
-
 class OpensslBackend final : public AesBackend {
  public:
   BackendInfo info() const override {
     const EVP_CIPHER* cipher = fetched().get(Mode::kCbc, 16);
     const OSSL_PROVIDER* provider = cipher ? EVP_CIPHER_get0_provider(cipher) : nullptr;
-    std::string path = openssl_code_path();
+    const OpensslAesPath aes = openssl_aes_path();
+    std::string path = aes.description;
     if (provider != nullptr) path += "; provider " + std::string(OSSL_PROVIDER_get0_name(provider));
-    return {"openssl",
-            "OpenSSL",
-            OpenSSL_version(OPENSSL_VERSION_STRING),
-            path,
+    return {
+        .name = "openssl",
+        .library = "OpenSSL",
+        .version = OpenSSL_version(OPENSSL_VERSION_STRING),
+        .code_path = path,
+        .codec =
             "OpenSSL EVP_EncodeBlock/EVP_DecodeBlock, OPENSSL_buf2hexstr_ex/OPENSSL_hexchar2int",
-            "OpenSSL EVP_MAC HMAC-SHA256, PKCS5_PBKDF2_HMAC"};
+        .kdf = "OpenSSL EVP_MAC HMAC-SHA256, PKCS5_PBKDF2_HMAC",
+        .register_bits = aes.aesni ? 128u : 0u};
   }
   std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
     return std::make_unique<OpensslCipher>(mode);
   }
   const TextCodec& codec() const override { return codec_; }
+
+ protected:
   std::unique_ptr<KeyDeriver> make_key_deriver() const override {
     return std::make_unique<OpensslKeyDeriver>();
   }
@@ -297,7 +284,8 @@ std::string openssl_unusable_reason() {
 const BackendEntry& openssl_backend_entry() {
   static const BackendEntry entry{
       "openssl", "OpenSSL 3 EVP (library-chosen AES-NI path)", openssl_unusable_reason,
-      []() -> std::unique_ptr<AesBackend> { return std::make_unique<OpensslBackend>(); }};
+      []() -> std::unique_ptr<AesBackend> { return std::make_unique<OpensslBackend>(); },
+      "OpenSSL"};
   return entry;
 }
 

@@ -42,8 +42,9 @@ const BackendEntry& vaes256_backend_entry() {
             "vaes256",
             "VAES 256-bit: 16 blocks (8 ymm) interleaved (ECB, CBC decrypt), serial CBC encrypt "
             "on AES-NI, 16-lane multi-buffer CBC encrypt",
-            vaes::ymm_kernels());
-      }};
+            vaes::ymm_kernels(), 256, 16);
+      },
+      "cryptobench"};
   return entry;
 }
 
@@ -55,8 +56,9 @@ const BackendEntry& vaes512_backend_entry() {
             "vaes512",
             "VAES 512-bit: 32 blocks (8 zmm) interleaved (ECB, CBC decrypt), serial CBC encrypt "
             "on AES-NI, 16-lane multi-buffer CBC encrypt",
-            vaes::zmm_kernels());
-      }};
+            vaes::zmm_kernels(), 512, 16);
+      },
+      "cryptobench"};
   return entry;
 }
 
