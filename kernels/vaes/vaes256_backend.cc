@@ -1,0 +1,38 @@
+// vaes256_backend.cc: the hand-written backend on 256-bit VAES registers. It
+// shares the aesni key schedule, serial CBC encryption (a chain gains nothing
+// from wider registers) and the project's codec; the parallel modes and the
+// multi-buffer lanes use the ymm kernels.
+#include "kernels/aesni/hand_written_cipher.h"
+#include "kernels/cpu_features.h"
+#include "kernels/registry.h"
+#include "kernels/vaes/vaes_kernels.h"
+
+namespace cryptobench {
+namespace {
+
+std::string vaes256_unusable_reason() {
+  const CpuFeatures& cpu = cpu_features();
+  if (!cpu.aesni) return "the CPU does not report AES-NI (CPUID.1:ECX.AES)";
+  if (!cpu.sse41) return "the CPU does not report SSE4.1";
+  if (!cpu.vaes) return "the CPU does not report VAES (CPUID.7.0:ECX.VAES)";
+  if (!cpu.avx2) return "the CPU or OS does not support AVX2";
+  return "";
+}
+
+}  // namespace
+
+const BackendEntry& vaes256_backend_entry() {
+  static const BackendEntry entry{
+      "vaes256", "hand-written VAES intrinsics (256-bit registers)", vaes256_unusable_reason,
+      []() -> std::unique_ptr<AesBackend> {
+        return std::make_unique<HandWrittenBackend>(
+            "vaes256",
+            "VAES 256-bit: 16 blocks (8 ymm) interleaved (ECB, CBC decrypt), serial CBC encrypt "
+            "on AES-NI, 16-lane multi-buffer CBC encrypt",
+            vaes::ymm_kernels(), 256, 16);
+      },
+      "cryptobench"};
+  return entry;
+}
+
+}  // namespace cryptobench
