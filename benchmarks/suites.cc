@@ -155,6 +155,31 @@ std::vector<Cell> seed004(const std::vector<std::string>& backends, int /*cores*
 // bounds: one figure per backend and mode to set against the hardware bound
 // (cryptobench-results bounds): 16 KiB, cached key, no codec, 1 thread; and
 // multi-buffer CBC encryption of 16 messages of 1 KiB and of 16 KiB.
+// libraries: the library comparison at a glance: every backend's AES-128-CBC
+// encryption (a chain) and decryption (parallel) of a short message (64 B:
+// per-call cost dominates) and a long one (16 KiB: the AES code does), and
+// the seed-000 roundtrip; one thread, pooled buffers, cached key.
+std::vector<Cell> libraries(const std::vector<std::string>& backends, int /*cores*/) {
+  std::vector<Cell> cells;
+  for (const std::string& backend : backends) {
+    for (const Op op : {Op::kEncrypt, Op::kDecrypt}) {
+      for (const std::size_t size : {64, 16384}) {
+        cells.push_back(
+            {.scenario = "libraries", .backend = backend, .op = op, .size = size, .pool = true});
+      }
+    }
+    cells.push_back({.scenario = "seed000",
+                     .backend = backend,
+                     .op = Op::kRoundtrip,
+                     .size = 100,
+                     .codec = Encoding::kBase64,
+                     .pool = true,
+                     .key = KeyHandling::kPerOp,
+                     .payload = Payload::kSeed000Message});
+  }
+  return cells;
+}
+
 std::vector<Cell> bounds(const std::vector<std::string>& backends, int /*cores*/) {
   std::vector<Cell> cells;
   for (const std::string& backend : backends) {
@@ -318,6 +343,10 @@ const std::vector<Suite>& suites() {
        "every backend's ECB/CBC encrypt/decrypt of 16 KiB and multi-buffer CBC encrypt (16 x "
        "1 KiB, 16 x 16 KiB), AES-128 and AES-256, for cryptobench-results bounds",
        0.2, bounds},
+      {"libraries",
+       "every backend side by side: AES-128-CBC encrypt and decrypt of 64 B and 16 KiB and the "
+       "seed-000 roundtrip, 1 thread, pool on (bounds.txt sets them against the hardware)",
+       0.3, libraries},
       {"full", "the whole grid (tens of thousands of benchmarks: filter it)", 0.1, full},
   };
   return list;
