@@ -110,8 +110,7 @@ void run_cell(benchmark::State& state, const Cell& cell, const CellSetup& shared
   }
   std::unique_ptr<Workload> workload;
   try {
-    workload = std::make_unique<Workload>(cell, *shared.backend, *shared.reference,
-                                          std::random_device{}());
+    workload = make_workload(cell, *shared.backend, *shared.reference, std::random_device{}());
   } catch (const std::exception& e) {
     fail_benchmark(state, cell, e.what());
     for (auto _ : state) {  // skipped: the loop ends at once (keeps threads in step)
