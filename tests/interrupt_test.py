@@ -10,12 +10,37 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 
 def fail(message):
     print(f"FAIL: {message}")
     sys.exit(1)
+
+
+def interrupt_once(p, marker, delay):
+    """Sends SIGINT `delay` seconds after `marker` first shows on p's stderr
+    (not after a fixed time: set-up takes longer on a busy machine), and
+    returns all of stderr."""
+    lines = []
+
+    def read():
+        for line in p.stderr:
+            lines.append(line)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    deadline = time.monotonic() + 120
+    while not any(marker in line for line in lines) and time.monotonic() < deadline:
+        if p.poll() is not None:
+            break
+        time.sleep(0.05)
+    time.sleep(delay)
+    p.send_signal(signal.SIGINT)
+    p.wait(timeout=300)
+    reader.join()
+    return "".join(lines)
 
 
 def main():
@@ -43,9 +68,7 @@ def main():
 
     # Ctrl-C: complete JSON with what finished, exit 130, said on stderr.
     p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    time.sleep(2.0)
-    p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=120)
+    err = interrupt_once(p, "[2/", 0.2)  # after two benchmarks finished
     if p.returncode != 130:
         fail(f"exit {p.returncode} after Ctrl-C, expected 130\n{err[-1000:]}")
     if "interrupted:" not in err:
@@ -72,11 +95,10 @@ def main():
             "--benchmark_repetitions=2", "--benchmark_min_time=1", f"--benchmark_out={out}",
             "--benchmark_out_format=json"]
     p = subprocess.Popen(slow, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    # Well inside the first benchmark (2 repetitions of at least 1 s each),
-    # even when a busy machine makes the set-up slow.
-    time.sleep(2.5)
-    p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=300)
+    # Google Benchmark prints the run's context ("Run on (...)") on stderr as
+    # the first benchmark starts; 0.5 s later is well inside it (2 repetitions
+    # of at least 1 s each).
+    err = interrupt_once(p, "Run on (", 0.5)
     doc = json.load(open(out))
     names = {b["run_name"] for b in doc["benchmarks"] if not b.get("error_occurred")}
     if p.returncode != 130 or not names:
