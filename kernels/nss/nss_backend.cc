@@ -1,0 +1,474 @@
+// nss_backend.cc: NSS 3 through its PK11 API (the softoken and its freebl
+// run the AES). ECB keeps one PK11 context per direction; CBC encrypts each
+// message with the one-shot PK11_Encrypt/PK11_Decrypt, which take the IV.
+#include <nss.h>
+#include <nssb64.h>
+#include <pk11pub.h>
+#include <secitem.h>
+#include <secoid.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu_features.h"
+#include "kernels/registry.h"
+
+namespace cryptobench {
+namespace {
+
+// NSS_NoDB_Init once per process: the internal slot without a key database.
+const std::string& nss_init_error() {
+  static const std::string error = []() -> std::string {
+    if (NSS_IsInitialized() || NSS_NoDB_Init(nullptr) == SECSuccess) return "";
+    return "NSS_NoDB_Init failed (NSS error " + std::to_string(PORT_GetError()) + ")";
+  }();
+  return error;
+}
+
+// PK11 and the Base64 coder take int / unsigned int lengths; feed huge inputs
+// in chunks (2^30: whole AES blocks, whole groups of 4 Base64 characters).
+constexpr std::size_t kMaxChunk = std::size_t{1} << 30;
+
+// Padded encryption copies the message and its final block into `out` and
+// runs one library call up to these sizes; beyond them, a second call costs
+// less than the copy (a reused ECB context's PK11_CipherOp ~0.2 us, a CBC
+// one-shot ~1.5 us, against memmove at ~10 bytes/ns).
+constexpr std::size_t kEcbFuseLimit = std::size_t{2} << 10;
+constexpr std::size_t kCbcFuseLimit = std::size_t{16} << 10;
+
+// SECItem wants a mutable pointer even where NSS only reads; an empty span
+// may have no pointer at all, which some PK11 calls reject.
+SECItem item(const std::uint8_t* data, std::size_t length) {
+  static unsigned char empty = 0;
+  return {siBuffer, data != nullptr ? const_cast<unsigned char*>(data) : &empty,
+          static_cast<unsigned int>(length)};
+}
+
+// A new IV per CBC message: PK11 contexts take the IV only when created
+// (PK11_CreateContextBySymKey; no call sets a new one), so the choices are a
+// context per message or the one-shot PK11_Encrypt/PK11_Decrypt with the IV
+// as a SECItem. Measured here for 64-byte messages (AES-128, NSS 3.87.1):
+// context + PK11_CipherOp + PK11_DestroyContext 2.9 us, PK11_Encrypt 1.5 us,
+// PK11_Decrypt 1.1 us (a reused context's PK11_CipherOp alone: 0.19 us). Both
+// re-run C_EncryptInit, i.e. the AES key expansion, per message: NSS binds the
+// schedule to the IV. So CBC takes the one-shot calls; ECB, which has no IV,
+// keeps a context per direction.
+class NssCipher final : public AesCipher {
+ public:
+  // slot: the backend's, referenced (PK11_GetBestSlot per cipher would cost
+  // a walk of NSS's module list each time).
+  NssCipher(Mode mode, PK11SlotInfo* slot)
+      : AesCipher(mode),
+        mechanism_(mode == Mode::kEcb ? CKM_AES_ECB : CKM_AES_CBC),
+        slot_(slot != nullptr ? PK11_ReferenceSlot(slot) : nullptr) {}
+  ~NssCipher() override {
+    release();
+    if (slot_ != nullptr) PK11_FreeSlot(slot_);
+  }
+
+ protected:
+  // A PK11SymKey is immutable: a new key is a new softoken object (the old
+  // one is destroyed, and softoken zeroes its value). ECB contexts are made on
+  // first use, so re-keying costs one import.
+  Error schedule_key(Bytes key) override {
+    release();
+    if (slot_ == nullptr) return Error::kLibraryFailure;
+    SECItem key_item = item(key.data(), key.size());
+    key_ = PK11_ImportSymKeyWithFlags(slot_, mechanism_, PK11_OriginUnwrap, CKA_ENCRYPT, &key_item,
+                                      CKF_ENCRYPT | CKF_DECRYPT, PR_FALSE, nullptr);
+    return key_ != nullptr ? Error::kNone : Error::kLibraryFailure;
+  }
+  Error encrypt_blocks(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
+                       std::size_t blocks) override {
+    return run(true, iv, in, out, blocks);
+  }
+  Error decrypt_blocks(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
+                       std::size_t blocks) override {
+    return run(false, iv, in, out, blocks);
+  }
+  // One library call for the whole padded message instead of two: each PK11
+  // call costs far more than copying a short message.
+  Error encrypt_with_final(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
+                           std::size_t blocks, const std::uint8_t* final) override {
+    const std::size_t length = blocks * kAesBlockSize;
+    if (length > (iv == nullptr ? kEcbFuseLimit : kCbcFuseLimit)) {
+      return AesCipher::encrypt_with_final(iv, in, out, blocks, final);
+    }
+    if (out != in && length != 0) std::memmove(out, in, length);
+    std::memcpy(out + length, final, kAesBlockSize);
+    const Error e = run(true, iv, out, out, blocks + 1);
+    // A failed call must not leave the plaintext copy in the output.
+    if (e != Error::kNone) secure_wipe(out, length + kAesBlockSize);
+    return e;
+  }
+
+ private:
+  Error run(bool encrypting, const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out,
+            std::size_t blocks) {
+    if (key_ == nullptr) return Error::kLibraryFailure;
+    PK11Context* ecb = nullptr;
+    if (iv == nullptr && (ecb = ecb_context(encrypting)) == nullptr) return Error::kLibraryFailure;
+    Block chain{};
+    if (iv != nullptr) std::memcpy(chain.data(), iv, kAesBlockSize);
+    std::size_t remaining = blocks * kAesBlockSize;
+    while (remaining != 0) {
+      const std::size_t chunk = std::min(remaining, kMaxChunk);
+      if (ecb != nullptr) {
+        int written = 0;
+        if (PK11_CipherOp(ecb, out, &written, static_cast<int>(chunk), in,
+                          static_cast<int>(chunk)) != SECSuccess ||
+            static_cast<std::size_t>(written) != chunk) {
+          drop_ecb_context(encrypting);  // its state is unknown now
+          return Error::kLibraryFailure;
+        }
+      } else {
+        // Only huge inputs take more than one call; the next IV is the last
+        // ciphertext block, read before an in-place decryption overwrites it.
+        Block next;
+        if (!encrypting) std::memcpy(next.data(), in + chunk - kAesBlockSize, kAesBlockSize);
+        SECItem iv_item = item(chain.data(), chain.size());
+        unsigned int written = 0;
+        const SECStatus status = encrypting
+                                     ? PK11_Encrypt(key_, CKM_AES_CBC, &iv_item, out, &written,
+                                                    static_cast<unsigned int>(chunk), in,
+                                                    static_cast<unsigned int>(chunk))
+                                     : PK11_Decrypt(key_, CKM_AES_CBC, &iv_item, out, &written,
+                                                    static_cast<unsigned int>(chunk), in,
+                                                    static_cast<unsigned int>(chunk));
+        if (status != SECSuccess || written != chunk) return Error::kLibraryFailure;
+        if (encrypting) std::memcpy(next.data(), out + chunk - kAesBlockSize, kAesBlockSize);
+        chain = next;
+      }
+      in += chunk;
+      out += chunk;
+      remaining -= chunk;
+    }
+    return Error::kNone;
+  }
+
+  PK11Context* ecb_context(bool encrypting) {
+    PK11Context*& context = encrypting ? ecb_enc_ : ecb_dec_;
+    if (context == nullptr) {
+      SECItem no_param = {siBuffer, nullptr, 0};
+      context = PK11_CreateContextBySymKey(CKM_AES_ECB, encrypting ? CKA_ENCRYPT : CKA_DECRYPT,
+                                           key_, &no_param);
+    }
+    return context;
+  }
+  void drop_ecb_context(bool encrypting) {
+    PK11Context*& context = encrypting ? ecb_enc_ : ecb_dec_;
+    if (context != nullptr) PK11_DestroyContext(context, PR_TRUE);
+    context = nullptr;
+  }
+  void release() {
+    drop_ecb_context(true);
+    drop_ecb_context(false);
+    if (key_ != nullptr) PK11_FreeSymKey(key_);
+    key_ = nullptr;
+  }
+
+  CK_MECHANISM_TYPE mechanism_;
+  PK11SlotInfo* slot_;
+  PK11SymKey* key_ = nullptr;
+  PK11Context* ecb_enc_ = nullptr;
+  PK11Context* ecb_dec_ = nullptr;
+};
+
+// NSS's streaming Base64 coder hands its output to a callback: the encoder's
+// text (broken into 64-character lines with CRLF, as NSSBase64_EncodeItem
+// does too) is copied into the caller's buffer without the line breaks; the
+// decoder writes straight into it. Both are bounds-checked against the
+// buffer size the public wrappers guarantee.
+struct Sink {
+  char* text;          // encoding
+  std::uint8_t* data;  // decoding
+  std::size_t capacity;
+  std::size_t written = 0;
+};
+
+PRInt32 take_text(void* arg, const char* chunk, PRInt32 length) {
+  Sink& sink = *static_cast<Sink*>(arg);
+  for (PRInt32 i = 0; i < length;) {
+    if (chunk[i] == '\r' || chunk[i] == '\n') {
+      ++i;
+      continue;
+    }
+    const void* end = std::memchr(chunk + i, '\r', static_cast<std::size_t>(length - i));
+    const PRInt32 stop =
+        end != nullptr ? static_cast<PRInt32>(static_cast<const char*>(end) - chunk) : length;
+    const std::size_t run = static_cast<std::size_t>(stop - i);
+    if (run > sink.capacity - sink.written) return -1;
+    std::memcpy(sink.text + sink.written, chunk + i, run);
+    sink.written += run;
+    i = stop;
+  }
+  return length;
+}
+
+PRInt32 take_data(void* arg, const unsigned char* chunk, PRInt32 length) {
+  Sink& sink = *static_cast<Sink*>(arg);
+  const std::size_t n = static_cast<std::size_t>(length);
+  if (n > sink.capacity - sink.written) return -1;
+  std::memcpy(sink.data + sink.written, chunk, n);
+  sink.written += n;
+  return length;
+}
+
+// Whole Base64 groups per update call: a multiple of 3 bytes in, of 4 characters out.
+constexpr std::size_t kEncodeChunk = kMaxChunk / 3 * 3;
+constexpr std::size_t kDecodeChunk = kMaxChunk;
+
+class NssCodec final : public TextCodec {
+ protected:
+  Result encode_base64(const std::uint8_t* in, std::size_t length, char* out) const override {
+    if (length == 0) return Result::success(0);
+    Sink sink{out, nullptr, encoded_size(Encoding::kBase64, length)};
+    NSSBase64Encoder* encoder = NSSBase64Encoder_Create(take_text, &sink);
+    if (encoder == nullptr) return Result::failure(Error::kLibraryFailure);
+    bool ok = true;
+    for (std::size_t done = 0; ok && done < length;) {
+      const std::size_t chunk = std::min(length - done, kEncodeChunk);
+      ok = NSSBase64Encoder_Update(encoder, in + done, static_cast<PRUint32>(chunk)) == SECSuccess;
+      done += chunk;
+    }
+    // Destroy flushes the last group (with its padding); abort when failed.
+    ok = NSSBase64Encoder_Destroy(encoder, ok ? PR_FALSE : PR_TRUE) == SECSuccess && ok;
+    if (!ok || sink.written != sink.capacity) return Result::failure(Error::kLibraryFailure);
+    return Result::success(sink.written);
+  }
+
+  Result decode_base64(std::string_view text, std::uint8_t* out) const override {
+    // NSS's decoder skips characters outside the alphabet and accepts
+    // missing padding and non-canonical bits, so validate strictly first.
+    const Result checked = checked_decoded_size(Encoding::kBase64, text);
+    if (!checked.ok() || text.empty()) return checked;
+    Sink sink{nullptr, out, checked.size};
+    NSSBase64Decoder* decoder = NSSBase64Decoder_Create(take_data, &sink);
+    if (decoder == nullptr) return Result::failure(Error::kLibraryFailure);
+    bool ok = true;
+    for (std::size_t done = 0; ok && done < text.size();) {
+      const std::size_t chunk = std::min(text.size() - done, kDecodeChunk);
+      ok = NSSBase64Decoder_Update(decoder, text.data() + done, static_cast<PRUint32>(chunk)) ==
+           SECSuccess;
+      done += chunk;
+    }
+    ok = NSSBase64Decoder_Destroy(decoder, ok ? PR_FALSE : PR_TRUE) == SECSuccess && ok;
+    if (!ok || sink.written != checked.size) return Result::failure(Error::kLibraryFailure);
+    return checked;
+  }
+
+  // NSS has no public hex decoder, and its one hex encoder, CERT_Hexify, is
+  // meant for certificate display (uppercase, heap-allocated, "00" for no
+  // bytes): hex is the project's codec.
+  Result encode_hex(const std::uint8_t* in, std::size_t length, char* out) const override {
+    return project_codec().encode(Encoding::kHex, {in, length}, {out, 2 * length});
+  }
+  Result decode_hex(std::string_view text, std::uint8_t* out) const override {
+    return project_codec().decode(Encoding::kHex, text,
+                                  {out, decode_capacity(Encoding::kHex, text.size())});
+  }
+};
+
+// HMAC-SHA256 through a CKM_SHA256_HMAC signing context, kept while the secret
+// stays the same (PK11_DigestBegin restarts it); PBKDF2 through the PKCS #5 v2
+// key generation (CKM_PKCS5_PBKD2 in softoken) and PK11_ExtractKeyValue.
+class NssKeyDeriver final : public KeyDeriver {
+ public:
+  explicit NssKeyDeriver(PK11SlotInfo* slot)
+      : slot_(slot != nullptr ? PK11_ReferenceSlot(slot) : nullptr) {}
+  ~NssKeyDeriver() override {
+    release_hmac();
+    if (slot_ != nullptr) PK11_FreeSlot(slot_);
+  }
+  NssKeyDeriver(const NssKeyDeriver&) = delete;
+  NssKeyDeriver& operator=(const NssKeyDeriver&) = delete;
+
+  Error hmac_sha256(Bytes secret, Bytes message, MutableBytes out) override {
+    if (slot_ == nullptr || out.size() > kSha256Size) return Error::kLibraryFailure;
+    if (hmac_ == nullptr || !same_secret(secret)) {
+      release_hmac();
+      // An empty secret imports as an empty generic-secret key; softoken's
+      // HMAC then pads it to the block size as RFC 2104 says.
+      SECItem key_item = item(secret.data(), secret.size());
+      hmac_key_ = PK11_ImportSymKey(slot_, CKM_SHA256_HMAC, PK11_OriginUnwrap, CKA_SIGN, &key_item,
+                                    nullptr);
+      SECItem no_param = {siBuffer, nullptr, 0};
+      if (hmac_key_ != nullptr) {
+        hmac_ = PK11_CreateContextBySymKey(CKM_SHA256_HMAC, CKA_SIGN, hmac_key_, &no_param);
+      }
+      if (hmac_ == nullptr) {
+        release_hmac();
+        return Error::kLibraryFailure;
+      }
+      secret_.assign(secret.begin(), secret.end());
+    }
+    bool ok = PK11_DigestBegin(hmac_) == SECSuccess;
+    for (std::size_t done = 0; ok && done < message.size();) {
+      const std::size_t chunk = std::min(message.size() - done, kMaxChunk);
+      ok = PK11_DigestOp(hmac_, message.data() + done, static_cast<unsigned int>(chunk)) ==
+           SECSuccess;
+      done += chunk;
+    }
+    unsigned char mac[kSha256Size];
+    unsigned int length = 0;
+    ok = ok && PK11_DigestFinal(hmac_, mac, &length, sizeof mac) == SECSuccess &&
+         length == kSha256Size;
+    if (!ok) {
+      release_hmac();  // the context's state is unknown now
+      return Error::kLibraryFailure;
+    }
+    std::memcpy(out.data(), mac, out.size());
+    secure_wipe(mac, sizeof mac);
+    return Error::kNone;
+  }
+
+  // Softoken keeps the last three PBKDF2 results process-wide (keyed by
+  // password, salt, iterations and length; NSS bug 1606992): a repeated
+  // derivation is a cache hit. The benchmark's salts differ per operation.
+  Error pbkdf2_sha256(Bytes password, Bytes salt, unsigned iterations, MutableBytes out) override {
+    if (slot_ == nullptr || iterations == 0 || iterations > INT_MAX || out.empty() ||
+        out.size() > INT_MAX) {
+      return Error::kLibraryFailure;
+    }
+    SECItem salt_item = item(salt.data(), salt.size());
+    SECAlgorithmID* algorithm = PK11_CreatePBEV2AlgorithmID(
+        SEC_OID_PKCS5_PBKDF2, SEC_OID_HMAC_SHA256, SEC_OID_HMAC_SHA256,
+        static_cast<int>(out.size()), static_cast<int>(iterations), &salt_item);
+    if (algorithm == nullptr) return Error::kLibraryFailure;
+    SECItem password_item = item(password.data(), password.size());
+    PK11SymKey* key = PK11_PBEKeyGen(slot_, algorithm, &password_item, PR_FALSE, nullptr);
+    SECOID_DestroyAlgorithmID(algorithm, PR_TRUE);
+    if (key == nullptr) return Error::kLibraryFailure;
+    Error result = Error::kLibraryFailure;
+    if (PK11_ExtractKeyValue(key) == SECSuccess) {
+      const SECItem* value = PK11_GetKeyData(key);  // owned by the key, zeroed when it is freed
+      if (value != nullptr && value->data != nullptr && value->len == out.size()) {
+        std::memcpy(out.data(), value->data, out.size());
+        result = Error::kNone;
+      }
+    }
+    PK11_FreeSymKey(key);
+    return result;
+  }
+
+ private:
+  bool same_secret(Bytes secret) const {
+    if (secret.size() != secret_.size()) return false;
+    unsigned char diff = 0;  // no early exit on the secret's bytes
+    for (std::size_t i = 0; i < secret.size(); ++i)
+      diff = static_cast<unsigned char>(diff | (secret[i] ^ secret_[i]));
+    return diff == 0;
+  }
+  void release_hmac() {
+    if (hmac_ != nullptr) PK11_DestroyContext(hmac_, PR_TRUE);
+    if (hmac_key_ != nullptr) PK11_FreeSymKey(hmac_key_);
+    hmac_ = nullptr;
+    hmac_key_ = nullptr;
+    secure_wipe(secret_.data(), secret_.size());
+    secret_.clear();
+  }
+
+  PK11SlotInfo* slot_;
+  PK11SymKey* hmac_key_ = nullptr;
+  PK11Context* hmac_ = nullptr;
+  std::vector<std::uint8_t> secret_;  // the secret hmac_key_ holds
+};
+
+// freebl picks its AES code when softoken loads it: the AES-NI assembly
+// (intel-aes) when CPUID.1:ECX.AES is set and NSS_DISABLE_HW_AES is not in
+// the environment (blinit.c's CheckX86CPUSupport, which reads any value as
+// "disable"); else its C tables. PCLMUL only matters for GCM.
+bool freebl_uses_aesni() {
+  return hardware_cpu_features().aesni && std::getenv("NSS_DISABLE_HW_AES") == nullptr;
+}
+
+// The freebl library softoken loaded into this process, from /proc/self/maps.
+std::string loaded_freebl() {
+  std::FILE* maps = std::fopen("/proc/self/maps", "r");
+  if (maps == nullptr) return "";
+  std::string found;
+  char line[4096];
+  while (found.empty() && std::fgets(line, sizeof line, maps) != nullptr) {
+    const char* path = std::strchr(line, '/');
+    if (path != nullptr && std::strstr(path, "freebl") != nullptr) {
+      found.assign(path, std::strcspn(path, "\n"));
+    }
+  }
+  std::fclose(maps);
+  return found;
+}
+
+class NssBackend final : public AesBackend {
+ public:
+  // NSS is initialised before the slots are looked up (once per backend).
+  NssBackend()
+      : aes_slot_(nss_init_error().empty() ? PK11_GetBestSlot(CKM_AES_CBC, nullptr) : nullptr),
+        kdf_slot_(nss_init_error().empty() ? PK11_GetBestSlot(CKM_SHA256_HMAC, nullptr) : nullptr) {
+  }
+  ~NssBackend() override {
+    if (aes_slot_ != nullptr) PK11_FreeSlot(aes_slot_);
+    if (kdf_slot_ != nullptr) PK11_FreeSlot(kdf_slot_);
+  }
+  NssBackend(const NssBackend&) = delete;
+  NssBackend& operator=(const NssBackend&) = delete;
+  BackendInfo info() const override {
+    const bool aesni = freebl_uses_aesni();
+    std::string freebl = loaded_freebl();
+    if (freebl.empty()) freebl = "freebl (not found in /proc/self/maps)";
+    return {.name = "nss",
+            .library = "NSS",
+            .version = NSS_GetVersion(),
+            .code_path = std::string(aesni ? "freebl intel-aes (AES-NI assembly)"
+                                           : "freebl rijndael.c (C tables, no AES-NI)") +
+                         ", per CPUID.1:ECX.AES and NSS_DISABLE_HW_AES " +
+                         (std::getenv("NSS_DISABLE_HW_AES") ? "set" : "unset") +
+                         " (freebl's rule); run by softoken from " + freebl +
+                         "; CBC re-keys per message (PK11_Encrypt/PK11_Decrypt one-shot)",
+            .codec =
+                "NSS NSSBase64Encoder/NSSBase64Decoder (line breaks removed); hex: "
+                "cryptobench codec (NSS has no hex decoder; CERT_Hexify is a "
+                "display helper)",
+            .kdf =
+                "NSS PK11 CKM_SHA256_HMAC, PK11_PBEKeyGen PKCS #5 v2 PBKDF2 "
+                "(SEC_OID_HMAC_SHA256)",
+            .register_bits = aesni ? 128u : 0u};
+  }
+  std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
+    return std::make_unique<NssCipher>(mode, aes_slot_);
+  }
+  const TextCodec& codec() const override { return codec_; }
+
+ protected:
+  std::unique_ptr<KeyDeriver> make_key_deriver() const override {
+    return std::make_unique<NssKeyDeriver>(kdf_slot_);
+  }
+
+ private:
+  PK11SlotInfo* aes_slot_;  // the internal slot, in practice: NSS_NoDB_Init loads no other
+  PK11SlotInfo* kdf_slot_;
+  NssCodec codec_;
+};
+
+std::string nss_unusable_reason() {
+  if (const std::string& error = nss_init_error(); !error.empty()) return error;
+  PK11SlotInfo* slot = PK11_GetBestSlot(CKM_AES_CBC, nullptr);
+  if (slot == nullptr) return "NSS has no slot for CKM_AES_CBC";
+  PK11_FreeSlot(slot);
+  return "";
+}
+
+}  // namespace
+
+const BackendEntry& nss_backend_entry() {
+  static const BackendEntry entry{
+      "nss", "NSS 3 PK11 over softoken/freebl (library-chosen AES-NI path)", nss_unusable_reason,
+      []() -> std::unique_ptr<AesBackend> { return std::make_unique<NssBackend>(); }, "NSS"};
+  return entry;
+}
+
+}  // namespace cryptobench
