@@ -42,8 +42,17 @@ class BackendTest : public ::testing::TestWithParam<std::string> {
   BackendInfo info_;
 };
 
+// test_name_of: a backend name as a GoogleTest name part ('-', as in
+// openssl-aes, is not allowed there).
+inline std::string test_name_of(std::string backend) {
+  for (char& c : backend) {
+    if (c == '-') c = '_';
+  }
+  return backend;
+}
+
 inline std::string backend_param_name(const ::testing::TestParamInfo<std::string>& info) {
-  return info.param;
+  return test_name_of(info.param);
 }
 
 }  // namespace cryptobench::testing

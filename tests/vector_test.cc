@@ -66,7 +66,7 @@ std::string vector_test_name(const ::testing::TestParamInfo<Param>& param_info) 
   std::replace_if(
       stem.begin(), stem.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); },
       '_');
-  return std::get<0>(param_info.param) + "_" + stem;
+  return testing::test_name_of(std::get<0>(param_info.param)) + "_" + stem;
 }
 
 INSTANTIATE_TEST_SUITE_P(Vectors, VectorFileTest,
