@@ -2,8 +2,6 @@
 // syntax, and a leading '-' inverts the filter; this mirrors it exactly.
 #include "benchmarks/filter.h"
 
-#include <algorithm>
-
 // GCC 12 reports a false -Wmaybe-uninitialized inside <regex> when building
 // with sanitizers (std::function moves in the NFA builder).
 #pragma GCC diagnostic push
@@ -15,9 +13,13 @@ namespace cryptobench::bench {
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-std::optional<std::size_t> count_selected(const std::vector<std::string>& names,
-                                          std::string filter) {
-  if (filter.empty() || filter == "all") return names.size();
+std::optional<std::vector<std::size_t>> select(const std::vector<std::string>& names,
+                                               std::string filter) {
+  std::vector<std::size_t> chosen;
+  if (filter.empty() || filter == "all") {
+    for (std::size_t i = 0; i < names.size(); ++i) chosen.push_back(i);
+    return chosen;
+  }
   bool negate = false;
   if (filter[0] == '-') {
     negate = true;
@@ -29,9 +31,10 @@ std::optional<std::size_t> count_selected(const std::vector<std::string>& names,
   } catch (const std::regex_error&) {
     return std::nullopt;
   }
-  return static_cast<std::size_t>(
-      std::count_if(names.begin(), names.end(),
-                    [&](const std::string& n) { return std::regex_search(n, re) != negate; }));
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (std::regex_search(names[i], re) != negate) chosen.push_back(i);
+  }
+  return chosen;
 }
 #pragma GCC diagnostic pop
 

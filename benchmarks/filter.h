@@ -9,9 +9,9 @@
 
 namespace cryptobench::bench {
 
-// count_selected: how many of `names` the filter selects, or nullopt when the
-// filter is not a valid regular expression.
-std::optional<std::size_t> count_selected(const std::vector<std::string>& names,
-                                          std::string filter);
+// select: the indices of the `names` the filter selects, in order, or
+// nullopt when the filter is not a valid regular expression.
+std::optional<std::vector<std::size_t>> select(const std::vector<std::string>& names,
+                                               std::string filter);
 
 }  // namespace cryptobench::bench

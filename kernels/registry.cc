@@ -74,9 +74,15 @@ std::vector<std::string> usable_backend_names() {
 std::string reference_backend_name(std::string_view name) {
   const BackendEntry* self = find_backend(name);
   const std::string_view library = self != nullptr ? self->library : "";
+  std::vector<Mode> modes;
+  if (self != nullptr && usable(*self)) modes = self->open()->info().modes;
+  const auto covers = [&](const BackendEntry& entry) {
+    const BackendInfo info = entry.open()->info();
+    return std::all_of(modes.begin(), modes.end(), [&](Mode m) { return info.offers(m); });
+  };
   std::string other;
   for (const BackendEntry* entry : entries()) {
-    if (entry == self || !usable(*entry)) continue;
+    if (entry == self || !usable(*entry) || !covers(*entry)) continue;
     if (std::string_view(entry->library) != library) return entry->name;
     if (other.empty()) other = entry->name;
   }

@@ -41,8 +41,9 @@ std::vector<std::string> usable_backend_names();
 std::string compiled_backend_names();
 
 // reference_backend_name: the backend `name` is verified against: the first
-// usable backend in registry order of another library; failing that any
-// other usable backend; failing that `name` itself.
+// usable backend in registry order of another library that offers every
+// mode `name` offers; failing that any other such backend; failing that
+// `name` itself.
 std::string reference_backend_name(std::string_view name);
 
 // fallback_kdf_backend_name: whose KDF serves the backends without one: the

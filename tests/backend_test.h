@@ -28,12 +28,18 @@ class BackendTest : public ::testing::TestWithParam<std::string> {
       GTEST_SKIP() << "backend " << GetParam() << " cannot run on this CPU: " << why;
     }
     backend_ = entry->open();
+    info_ = backend_->info();
   }
 
   const AesBackend& backend() const { return *backend_; }
+  // modes: the modes the backend offers (tests loop over these, never over a
+  // fixed list, so a backend without ECB needs no special case).
+  const std::vector<Mode>& modes() const { return info_.modes; }
+  bool offers(Mode mode) const { return info_.offers(mode); }
 
  private:
   std::unique_ptr<AesBackend> backend_;
+  BackendInfo info_;
 };
 
 inline std::string backend_param_name(const ::testing::TestParamInfo<std::string>& info) {
@@ -41,6 +47,12 @@ inline std::string backend_param_name(const ::testing::TestParamInfo<std::string
 }
 
 }  // namespace cryptobench::testing
+
+// Skips a test that needs `mode` when the backend does not offer it.
+#define CRYPTOBENCH_REQUIRE_MODE(mode)                                                       \
+  do {                                                                                       \
+    if (!offers(mode)) GTEST_SKIP() << "mode not offered: " << backend().info().not_offered; \
+  } while (0)
 
 #define CRYPTOBENCH_INSTANTIATE_FOR_BACKENDS(fixture)                                          \
   INSTANTIATE_TEST_SUITE_P(Backends, fixture,                                                  \

@@ -19,7 +19,7 @@ const ByteVector kIv(16, 0x01);
 using BadInputTest = testing::BackendTest;
 
 TEST_P(BadInputTest, KeyLengths) {
-  for (const Mode mode : {Mode::kEcb, Mode::kCbc}) {
+  for (const Mode mode : modes()) {
     auto cipher = backend().make_cipher(mode);
     for (const std::size_t length : {0u, 1u, 15u, 17u, 23u, 25u, 31u, 33u, 64u}) {
       EXPECT_EQ(cipher->set_key(ByteVector(length, 7)), Error::kKeyLength) << length;
@@ -33,11 +33,14 @@ TEST_P(BadInputTest, KeyLengths) {
 }
 
 TEST_P(BadInputTest, FailedRekeyLeavesCipherUnkeyed) {
-  auto cipher = backend().make_cipher(Mode::kEcb);
-  ASSERT_EQ(cipher->set_key(kKey), Error::kNone);
-  EXPECT_EQ(cipher->set_key(ByteVector(17)), Error::kKeyLength);
-  ByteVector out(16);
-  EXPECT_EQ(cipher->encrypt(Padding::kNone, {}, ByteVector(16), out).error, Error::kKeyNotSet);
+  for (const Mode mode : modes()) {
+    auto cipher = backend().make_cipher(mode);
+    ASSERT_EQ(cipher->set_key(kKey), Error::kNone);
+    EXPECT_EQ(cipher->set_key(ByteVector(17)), Error::kKeyLength);
+    ByteVector out(16);
+    const Bytes iv = mode == Mode::kCbc ? Bytes(kIv) : Bytes();
+    EXPECT_EQ(cipher->encrypt(Padding::kNone, iv, ByteVector(16), out).error, Error::kKeyNotSet);
+  }
 }
 
 TEST_P(BadInputTest, IvLengths) {
@@ -49,13 +52,15 @@ TEST_P(BadInputTest, IvLengths) {
     EXPECT_EQ(cbc->encrypt(Padding::kPkcs7, iv, ByteVector(10), out).error, Error::kIvLength);
     EXPECT_EQ(cbc->decrypt(Padding::kPkcs7, iv, ByteVector(16), out).error, Error::kIvLength);
   }
-  auto ecb = backend().make_cipher(Mode::kEcb);
-  ASSERT_EQ(ecb->set_key(kKey), Error::kNone);
-  EXPECT_EQ(ecb->encrypt(Padding::kPkcs7, kIv, ByteVector(10), out).error, Error::kIvLength);
+  if (offers(Mode::kEcb)) {
+    auto ecb = backend().make_cipher(Mode::kEcb);
+    ASSERT_EQ(ecb->set_key(kKey), Error::kNone);
+    EXPECT_EQ(ecb->encrypt(Padding::kPkcs7, kIv, ByteVector(10), out).error, Error::kIvLength);
+  }
 }
 
 TEST_P(BadInputTest, CiphertextLengths) {
-  for (const Mode mode : {Mode::kEcb, Mode::kCbc}) {
+  for (const Mode mode : modes()) {
     auto cipher = backend().make_cipher(mode);
     ASSERT_EQ(cipher->set_key(kKey), Error::kNone);
     const Bytes iv = mode == Mode::kCbc ? Bytes(kIv) : Bytes();
@@ -107,7 +112,7 @@ std::vector<std::pair<const char*, ByteVector>> bad_final_blocks() {
 }
 
 TEST_P(BadInputTest, BadPaddingIsRejectedAndNothingIsReturned) {
-  for (const Mode mode : {Mode::kEcb, Mode::kCbc}) {
+  for (const Mode mode : modes()) {
     auto cipher = backend().make_cipher(mode);
     ASSERT_EQ(cipher->set_key(kKey), Error::kNone);
     const Bytes iv = mode == Mode::kCbc ? Bytes(kIv) : Bytes();

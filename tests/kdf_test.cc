@@ -91,7 +91,19 @@ TEST_P(KdfTest, AgreesWithEveryOtherBackend) {
   }
 }
 
-TEST_P(KdfTest, ReportsWhoseKdfItUses) { EXPECT_FALSE(backend().info().kdf.empty()); }
+// A backend without a KDF of its own gets the registry's fallback, and says
+// whose it is.
+TEST_P(KdfTest, ReportsWhoseKdfItUses) {
+  const BackendInfo info = backend().info();
+  const std::string described = kdf_description(info);
+  EXPECT_FALSE(described.empty());
+  if (info.kdf.empty()) {
+    const std::string fallback = fallback_kdf_backend_name();
+    ASSERT_FALSE(fallback.empty());
+    EXPECT_NE(described.find("from the " + fallback + " backend"), std::string::npos) << described;
+    EXPECT_NE(fallback, info.name);
+  }
+}
 
 CRYPTOBENCH_INSTANTIATE_FOR_BACKENDS(KdfTest);
 

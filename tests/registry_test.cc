@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -27,6 +28,54 @@ TEST(Registry, UnknownBackendIsAnErrorNamingItAndTheChoices) {
       EXPECT_NE(message.find(entry->name), std::string::npos) << message;
     }
   }
+}
+
+// The rules a run resolves its backends by: verified against another
+// library that offers the same modes, a fallback KDF of a library's own, and
+// the facts tools read, for every usable backend.
+TEST(Registry, ReferenceIsAnotherLibraryWithTheSameModes) {
+  for (const std::string& name : usable_backend_names()) {
+    const std::string ref = reference_backend_name(name);
+    if (ref == name) continue;  // a single usable backend
+    const BackendInfo mine = open_backend(name)->info(), theirs = open_backend(ref)->info();
+    for (const Mode m : mine.modes) EXPECT_TRUE(theirs.offers(m)) << name << " vs " << ref;
+    const bool other_library_exists = [&] {
+      for (const std::string& other : usable_backend_names()) {
+        if (std::string(find_backend(other)->library) != find_backend(name)->library) return true;
+      }
+      return false;
+    }();
+    if (other_library_exists) {
+      EXPECT_NE(std::string(find_backend(ref)->library), find_backend(name)->library) << name;
+    }
+  }
+}
+
+TEST(Registry, FallbackKdfIsALibrarysOwn) {
+  const std::string fallback = fallback_kdf_backend_name();
+  ASSERT_FALSE(fallback.empty());
+  EXPECT_FALSE(open_backend(fallback)->info().kdf.empty());
+  for (const std::string& name : usable_backend_names()) {
+    EXPECT_NE(open_backend(name)->key_deriver(), nullptr) << name;
+  }
+}
+
+TEST(Registry, BackendSetOpensEachOnceAndRefusesDuplicates) {
+  const std::vector<std::string> usable = usable_backend_names();
+  const BackendSet all({});
+  EXPECT_EQ(all.names(), usable);
+  const auto context = all.context();
+  for (const std::string& name : usable) {
+    for (const char* field : {"library", "code_path", "codec", "codec_source", "kdf", "kdf_source",
+                              "register_bits", "batch_lanes", "modes", "verified_against"}) {
+      const std::string key = "backend." + name + "." + field;
+      EXPECT_TRUE(std::any_of(context.begin(), context.end(), [&](const auto& kv) {
+        return kv.first == key && !kv.second.empty();
+      })) << key;
+    }
+  }
+  EXPECT_THROW(BackendSet({usable.front(), usable.front()}), BackendError);
+  EXPECT_THROW(BackendSet({"no-such-backend"}), BackendError);
 }
 
 TEST(Registry, EveryUsableBackendReportsWhatItRuns) {

@@ -41,6 +41,7 @@ TEST_P(VectorFileTest, AllCasesPass) {
       fs::path(path).extension() == ".json"
           ? vectors::check_wycheproof(*backend, vectors::parse_wycheproof(file_name, text))
           : vectors::check_rsp(*backend, vectors::parse_rsp(file_name, text));
+  if (!report.not_offered.empty()) GTEST_SKIP() << name << ": " << report.not_offered;
   EXPECT_GT(report.cases, 0u);
   EXPECT_EQ(report.failed(), 0u) << (report.failures.empty() ? "" : report.failures.front());
   std::cout << "[ vectors  ] " << name << " " << file_name << ": " << report.passed << "/"

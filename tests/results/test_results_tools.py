@@ -316,8 +316,26 @@ class BoundsTest(unittest.TestCase):
                       rows["vaes512", "encrypt-batch", 1024]["kind"])
         self.assertAlmostEqual(rows["vaes512", "encrypt-batch", 16384]["bound"],
                                10 * 4 / (16 * 16) * 1025 / 1024)
-        self.assertEqual(bounds.lanes_of("AES-NI 128-bit: ..., 8-lane multi-buffer CBC encrypt"), 8)
-        self.assertEqual(bounds.lanes_of("aesni (AES-NI assembly)"), 0)
+
+    def test_width_and_lanes_come_from_the_structured_facts(self):
+        doc = json.load(open(BOUNDS))
+        # Declared facts, not code-path prose: a 256-bit backend with 4 lanes.
+        doc["context"]["backend.aesni.register_bits"] = "256"
+        doc["context"]["backend.aesni.batch_lanes"] = "4"
+        doc["context"]["backend.openssl.register_bits"] = "0"
+        with tempfile.TemporaryDirectory() as d:
+            run = gbench.load_run(write_json(d, "facts.json", doc))
+            rows = {(r["backend"], r["cipher"], r["op"], r["size"]): r for r in bounds.rows(run)}
+            self.assertIn("4 lanes, ymm",
+                          rows["aesni", "aes-128-cbc", "encrypt-batch", 1024]["kind"])
+            self.assertAlmostEqual(rows["aesni", "aes-128-ecb", "decrypt", 16384]["bound"],
+                                   10 / 4 / 16 * 1025 / 1024)
+            self.assertIn("no AES instructions",
+                          rows["openssl", "aes-128-ecb", "decrypt", 16384]["kind"])
+            del doc["context"]["backend.aesni.batch_lanes"]
+            r = run_cli("bounds", write_json(d, "old.json", doc))
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("backend.aesni.register_bits / batch_lanes", r.stderr)
 
     def test_a_figure_faster_than_the_hardware_is_flagged(self):
         doc = json.load(open(BOUNDS))

@@ -7,7 +7,8 @@
 // cropped at several percentiles (large timings are mostly interrupts). |t|
 // above 4.5 is evidence of a leak.
 //
-//   cryptobench-dudect [--backend=NAME[,NAME]] [--blocks=N] [--samples=N] [--attempts=K]
+//   cryptobench-dudect [--backend=NAME[,NAME] | --hand-written] [--blocks=N] [--samples=N]
+//   [--attempts=K]
 //
 // --blocks sets the ciphertext length (default 4 blocks); the hand-written
 // backends decrypt up to 32 blocks in one pass and longer ones last block
@@ -131,6 +132,7 @@ int main(int argc, char** argv) {
   std::size_t samples = 1'000'000;
   std::size_t blocks = 4;
   int attempts = 3;
+  bool hand_written_only = false;  // every usable hand-written backend, none other
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     try {
@@ -142,6 +144,8 @@ int main(int argc, char** argv) {
           if (c == std::string::npos) break;
           p = c + 1;
         }
+      } else if (a == "--hand-written") {
+        hand_written_only = true;
       } else if (a.rfind("--blocks=", 0) == 0) {
         blocks = std::stoul(a.substr(9));
         if (blocks < 1 || blocks > 4096) throw std::out_of_range("blocks");
@@ -152,10 +156,10 @@ int main(int argc, char** argv) {
         attempts = std::stoi(a.substr(11));
         if (attempts < 1 || attempts > 20) throw std::out_of_range("attempts");
       } else {
-        std::fprintf(
-            stderr,
-            "usage: cryptobench-dudect [--backend=A,B] [--blocks=1..4096] [--samples=1000..1e8] "
-            "[--attempts=1..20]\n");
+        std::fprintf(stderr,
+                     "usage: cryptobench-dudect [--backend=A,B | --hand-written] "
+                     "[--blocks=1..4096] [--samples=1000..1e8] "
+                     "[--attempts=1..20]\n");
         return 2;
       }
     } catch (const std::exception&) {
@@ -163,11 +167,21 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (names.empty()) names = usable_backend_names();
+  if (hand_written_only && !names.empty()) {
+    std::fprintf(stderr, "cryptobench-dudect: --hand-written and --backend exclude each other\n");
+    return 2;
+  }
+  if (names.empty()) {
+    for (const BackendEntry* entry : compiled_backends()) {
+      if (!unusable_reason(*entry).empty()) continue;
+      if (hand_written_only && std::string_view(entry->library) != "cryptobench") continue;
+      names.emplace_back(entry->name);
+    }
+  }
 
   std::mt19937_64 rng(std::random_device{}());
   bool hand_written_leaks = false;
-  std::printf("%-9s %10s %12s %12s  %s\n", "backend", "max |t|", "valid (cyc)", "invalid (cyc)",
+  std::printf("%-11s %10s %12s %12s  %s\n", "backend", "max |t|", "valid (cyc)", "invalid (cyc)",
               "verdict (threshold 4.5)");
   for (const std::string& name : names) {
     std::unique_ptr<AesBackend> backend;
@@ -187,7 +201,7 @@ int main(int argc, char** argv) {
     }
     const bool leaks = m.max_abs_t > kThreshold;
     std::printf(
-        "%-9s %10.2f %12.1f %12.1f  %s%s\n", name.c_str(), m.max_abs_t, m.mean_cycles[0],
+        "%-11s %10.2f %12.1f %12.1f  %s%s\n", name.c_str(), m.max_abs_t, m.mean_cycles[0],
         m.mean_cycles[1], leaks ? "timing differs" : "no difference found",
         must_pass
             ? (" (must pass; attempts: " + std::to_string(std::min(tries + 1, attempts)) + ")")

@@ -99,6 +99,10 @@ std::string check_monte_carlo_record(AesCipher& cipher, const RspFile& file, con
 
 FileReport check_rsp(const AesBackend& backend, const RspFile& file) {
   FileReport report{file.name, backend.info().name, 0, 0, {}};
+  if (const BackendInfo info = backend.info(); !info.offers(file.mode)) {
+    report.not_offered = info.not_offered;
+    return report;
+  }
   Recorder recorder(report);
   const auto cipher = backend.make_cipher(file.mode);
   for (const RspRecord& r : file.records) {
@@ -117,6 +121,10 @@ FileReport check_rsp(const AesBackend& backend, const RspFile& file) {
 
 FileReport check_wycheproof(const AesBackend& backend, const WycheproofFile& file) {
   FileReport report{file.name, backend.info().name, 0, 0, {}};
+  if (const BackendInfo info = backend.info(); !info.offers(Mode::kCbc)) {
+    report.not_offered = info.not_offered;
+    return report;
+  }
   Recorder recorder(report);
   const auto cipher = backend.make_cipher(Mode::kCbc);
   for (const WycheproofCase& c : file.cases) {

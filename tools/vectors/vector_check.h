@@ -15,10 +15,14 @@ struct FileReport {
   std::size_t cases = 0;
   std::size_t passed = 0;
   std::vector<std::string> failures;  // the first few, for the user
+  // not_offered: why nothing ran (the backend lacks the file's mode); "" when it ran.
+  std::string not_offered = {};
 
   std::size_t failed() const { return cases - passed; }
 };
 
+// A file in a mode the backend does not offer runs nothing: its report says
+// why (not_offered) and counts no case.
 // check_rsp: every record in its section's direction and the inverse;
 // Monte Carlo records run the AESAVS 6.4 loops (1000 chained operations).
 FileReport check_rsp(const AesBackend& backend, const RspFile& file);

@@ -6,11 +6,12 @@ width). From them, per benchmark (1 thread, no codec):
 
 - CBC encryption of one message is a chain: a block costs rounds x latency.
 - ECB and CBC decryption are parallel: a block costs rounds / (instructions
-  per cycle x blocks per register), at the register width the implementation
-  uses (AES-NI 128-bit for the libraries and aesni, VAES for vaes256/vaes512).
-  The absolute bound is the widest.
-- Multi-buffer CBC encryption of m messages (at most the implementation's
-  lanes at once) takes one block of each per step; a step is a chain of
+  per cycle x blocks per register), at the register width the backend
+  declares (backend.<name>.register_bits in the context: 128 for AES-NI, 256
+  or 512 for VAES; 0, table-based code, is held to the 128-bit bound, a floor
+  it cannot reach). The absolute bound is the widest.
+- Multi-buffer CBC encryption of m messages (at most the backend's declared
+  backend.<name>.batch_lanes at once) takes one block of each per step; a step is a chain of
   rounds, each costing the larger of the latency and ceil(m / blocks per
   register) / instructions per cycle. One message is the serial chain; enough
   of them reach the throughput bound. The absolute bound is the best width
@@ -28,7 +29,6 @@ after it, and on a shared VM the clock dependent chains see wanders by about
 while harness errors (e.g. averaging thread times) are factors.
 """
 import math
-import re
 
 from .gbench import ResultsError
 
@@ -55,18 +55,22 @@ def parse_limits(text):
     return limits
 
 
-def lanes_of(code_path):
-    """The multi-buffer lanes a code path reports ('8-lane multi-buffer'), or 0."""
-    match = re.search(r"(\d+)-lane multi-buffer", code_path)
-    return int(match.group(1)) if match else 0
+WIDTH_OF_BITS = {128: "xmm", 256: "ymm", 512: "zmm"}
 
 
-def implementation_width(code_path, limits):
-    """The register width a backend's code path says it uses."""
-    for marker, width in (("VAES 512", "zmm"), ("VAES 256", "ymm")):
-        if marker in code_path and width in limits:
-            return width
-    return "xmm"
+def backend_facts(context, backend):
+    """(register width, multi-buffer lanes, AES instructions at all) from the
+    structured facts every current run records as backend.<name>.*."""
+    bits = context.get(f"backend.{backend}.register_bits")
+    lanes = context.get(f"backend.{backend}.batch_lanes")
+    try:
+        bits, lanes = int(bits), int(lanes)
+    except (TypeError, ValueError):
+        raise ResultsError(f"the run's context has no usable backend.{backend}.register_bits / "
+                           "batch_lanes: it predates them; rerun with a current cryptobench") from None
+    if bits not in (0, 128, 256, 512) or lanes < 0:
+        raise ResultsError(f"backend.{backend}: register_bits {bits}, batch_lanes {lanes} make no sense")
+    return WIDTH_OF_BITS.get(bits, "xmm"), lanes, bits != 0
 
 
 def rows(run):
@@ -98,8 +102,9 @@ def rows(run):
         if op not in ("encrypt", "decrypt", "encrypt-batch") or size <= 0:
             continue
         padding = (size // 16 + 1) * 16 / size  # ciphertext blocks per plaintext byte
-        code_path = run.context.get(f"backend.{p['backend']}.code_path", "")
-        width = implementation_width(code_path, limits)
+        width, backend_lanes, aes_instructions = backend_facts(run.context, p["backend"])
+        if width not in limits:
+            width = "xmm"
         serial = rounds * limits["xmm"][0] / 16.0
         widest = min(parallel(rounds, w) for w in limits)
         messages = int(p.get("messages", "1"))
@@ -110,7 +115,7 @@ def rows(run):
         if mode == "cbc" and op == "encrypt":
             kind, bound = "serial chain: AESENC latency", serial
         elif op == "encrypt-batch" and mode == "cbc":
-            lanes = min(messages, lanes_of(code_path))
+            lanes = min(messages, backend_lanes)
             if lanes == 0:
                 kind, bound = "serial chain (no multi-buffer)", serial
             else:
@@ -120,6 +125,8 @@ def rows(run):
         else:
             kind = f"AES throughput, {width}"
             bound = parallel(rounds, width)
+        if not aes_instructions:
+            kind += " (no AES instructions: the AES-NI bound is a floor only)"
         bound *= padding
         absolute *= padding
         if measured < bound and "latency" in kind:

@@ -4,17 +4,22 @@ carries a <title>, which browsers show as a tooltip."""
 import math
 from html import escape
 
-PALETTE = {"openssl": "#1f77b4", "cryptopp": "#d62728", "botan": "#2ca02c", "aesni": "#9467bd",
-           "vaes": "#ff7f0e"}
-EXTRA = ["#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#e7969c", "#637939"]
+# One distinct colour per backend (the libraries in strong hues, the
+# hand-written kernels in purples/oranges); unknown labels take the extras.
+PALETTE = {"openssl-aes": "#6baed6", "openssl": "#1f77b4", "cryptopp": "#d62728",
+           "botan": "#2ca02c", "gcrypt": "#8c564b", "nettle": "#e377c2", "mbedtls": "#17becf",
+           "wolfssl": "#bcbd22", "nss": "#7f7f7f", "ipsecmb": "#393b79", "gnutls": "#637939",
+           "sodium": "#e7969c", "aesni": "#9467bd", "vaes256": "#ff7f0e", "vaes512": "#d94801"}
+EXTRA = ["#843c39", "#7b4173", "#a55194", "#b5cf6b", "#cedb9c", "#e7ba52", "#ad494a", "#3182bd"]
 W, H = 720, 360
 LEFT, RIGHT, TOP, BOTTOM = 70, 150, 30, 50
 
 
 def color(label, index):
-    for name, c in PALETTE.items():
+    # Longest name first: "openssl-aes" is not "openssl".
+    for name in sorted(PALETTE, key=len, reverse=True):
         if label.startswith(name):
-            return c
+            return PALETTE[name]
     return EXTRA[index % len(EXTRA)]
 
 

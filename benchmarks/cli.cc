@@ -1,0 +1,225 @@
+#include "benchmarks/cli.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels/registry.h"
+
+namespace cryptobench::bench {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: cryptobench [--suite=NAME] [--backends=A,B,...] [--list-backends] [--list-suites]\n"
+    "                   [Google Benchmark flags: --benchmark_filter=REGEX,\n"
+    "                    --benchmark_repetitions=N, --benchmark_out=FILE, ...]\n"
+    "  --suite=NAME      which slice of the grid to run (default: quick)\n"
+    "  --backends=LIST   comma-separated backends (default: every usable one)\n"
+    "  --list-backends   show the backends compiled in, their versions and code paths\n"
+    "  --list-suites     show the suites and how many benchmarks each registers here\n"
+    "  --cpuprofile=FILE write a pprof CPU profile of the benchmarks run (gperftools;\n"
+    "                    read it with: google-pprof --text BINARY FILE)\n";
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = s.find(',', start);
+    out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+// take_value: matches "--name=value" or "--name value".
+bool take_value(int argc, char** argv, int& i, const std::string& name, std::string* value) {
+  const std::string arg = argv[i];
+  if (arg.rfind(name + "=", 0) == 0) {
+    *value = arg.substr(name.size() + 1);
+    return true;
+  }
+  if (arg == name) {
+    if (i + 1 >= argc) usage_error(name + " needs a value");
+    *value = argv[++i];
+    return true;
+  }
+  return false;
+}
+
+bool starts_with_flag(const std::string& arg, const std::string& name) {
+  return arg == name || arg.rfind(name + "=", 0) == 0;
+}
+
+}  // namespace
+
+void usage_error(const std::string& message) {
+  std::fprintf(stderr, "cryptobench: %s\n", message.c_str());
+  std::exit(2);
+}
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  o.benchmark_args.emplace_back(argv[0]);
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    std::string value;
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (take_value(argc, argv, i, "--suite", &value)) {
+      o.suite = value;
+    } else if (take_value(argc, argv, i, "--backends", &value)) {
+      o.backends = split_commas(value);
+    } else if (arg == "--list-backends") {
+      o.list_backends = true;
+    } else if (arg == "--list-suites") {
+      o.list_suites = true;
+    } else if (take_value(argc, argv, i, "--cpuprofile", &value)) {
+      if (value.empty()) usage_error("--cpuprofile needs a file name");
+#ifndef CRYPTOBENCH_HAVE_GPERFTOOLS
+      usage_error("--cpuprofile: built without gperftools (Debian: libgoogle-perftools-dev)");
+#endif
+      o.cpuprofile = value;
+    } else if (take_value(argc, argv, i, "--inject-fault", &value)) {
+      if (value != "verify") usage_error("--inject-fault takes 'verify'");
+      o.inject_verify_fault = true;
+    } else {
+      o.benchmark_args.push_back(arg);  // Google Benchmark's, checked by it
+    }
+  }
+  if (find_suite(o.suite) == nullptr) {
+    usage_error("unknown suite '" + o.suite + "'; valid suites: " + suite_names());
+  }
+  for (const std::string& name : o.backends) {
+    if (name.empty()) usage_error("--backends has an empty name");
+    if (find_backend(name) == nullptr) {
+      usage_error("unknown backend '" + name + "'; compiled in: " + compiled_backend_names());
+    }
+  }
+  return o;
+}
+
+bool BenchmarkFlags::has(const std::string& name) const {
+  return std::any_of(args_.begin(), args_.end(),
+                     [&](const std::string& a) { return starts_with_flag(a, name); });
+}
+
+std::string BenchmarkFlags::value(const std::string& name) const {
+  std::string v;
+  for (const std::string& a : args_) {
+    if (a.rfind(name + "=", 0) == 0) v = a.substr(name.size() + 1);
+  }
+  return v;
+}
+
+BenchmarkFlags::BenchmarkFlags(std::vector<std::string> args, const Suite& suite)
+    : args_(std::move(args)) {
+  if (!has("--benchmark_min_time")) {
+    args_.push_back("--benchmark_min_time=" + std::to_string(suite.min_time_seconds));
+  }
+  // Google Benchmark also takes its flags from BENCHMARK_<FLAG> variables;
+  // turn those into arguments (right after argv[0], so explicit ones win) so
+  // they get the same checks and handling.
+  std::vector<std::string> env_flags;
+  for (const char* name :
+       {"repetitions", "min_time", "min_warmup_time", "out", "out_format", "filter", "format"}) {
+    std::string var = std::string("BENCHMARK_") + name;
+    for (char& c : var) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const char* env = std::getenv(var.c_str());
+    if (env == nullptr) continue;
+    const std::string flag = std::string("--benchmark_") + name;
+    if (!has(flag)) env_flags.push_back(flag + "=" + env);
+    unsetenv(var.c_str());
+  }
+  args_.insert(args_.begin() + 1, env_flags.begin(), env_flags.end());
+
+  // 1.7.1 crashes on some values (a negative repetition count aborts in
+  // vector::reserve): check the numeric flags first.
+  const auto check_number = [&](const std::string& flag, double low, double high) {
+    if (!has(flag)) return;
+    const std::string text = value(flag);
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || end == nullptr || *end != '\0' || !(v >= low && v <= high)) {
+      char range[64];
+      std::snprintf(range, sizeof range, "from %g to %g", low, high);
+      usage_error(flag + " must be a number " + range + ", not '" + text + "'");
+    }
+  };
+  check_number("--benchmark_repetitions", 1, 1000);
+  check_number("--benchmark_min_time", 1e-6, 3600);
+  check_number("--benchmark_min_warmup_time", 0, 3600);
+
+  // --benchmark_out is written under a temporary name and renamed once the
+  // JSON is complete, so no half-written file ever replaces a good one. The
+  // last occurrence wins, as in Google Benchmark.
+  std::string* last_out = nullptr;
+  for (std::string& arg : args_) {
+    if (arg.rfind("--benchmark_out=", 0) == 0) last_out = &arg;
+  }
+  if (last_out != nullptr) {
+    out_file_ = last_out->substr(std::string("--benchmark_out=").size());
+    if (out_file_.empty()) usage_error("--benchmark_out needs a file name");
+    const std::string dir = out_file_.find('/') == std::string::npos
+                                ? "."
+                                : out_file_.substr(0, out_file_.rfind('/') + 1);
+    if (access(dir.c_str(), W_OK) != 0) {
+      usage_error("--benchmark_out: cannot write in '" + dir + "' (" + std::strerror(errno) + ")");
+    }
+    *last_out = "--benchmark_out=" + out_file_ + ".partial";
+  }
+
+  filter_ = value("--benchmark_filter");
+  format_ = value("--benchmark_format");
+  if (!format_.empty() && format_ != "console" && format_ != "json") {
+    usage_error("--benchmark_format must be console or json (CSV is deprecated upstream)");
+  }
+  const std::string listing = value("--benchmark_list_tests");
+  list_only_ = has("--benchmark_list_tests") && listing != "false" && listing != "0";
+}
+
+void BenchmarkFlags::initialize() {
+  // Google Benchmark keeps pointers into argv (argv[0] is the context's
+  // executable name): the strings are members and outlive the run.
+  initialized_args_ = args_;
+  std::erase_if(initialized_args_,
+                [](const std::string& a) { return starts_with_flag(a, "--benchmark_filter"); });
+  initialized_args_.emplace_back("--benchmark_filter=.*");
+  for (std::string& a : initialized_args_) argv_.push_back(a.data());
+  int argc = static_cast<int>(argv_.size());
+  argv_.push_back(nullptr);
+  benchmark::Initialize(&argc, argv_.data());
+  if (benchmark::ReportUnrecognizedArguments(argc, argv_.data())) std::exit(2);
+}
+
+std::unique_ptr<benchmark::BenchmarkReporter> BenchmarkFlags::display_reporter() const {
+  if (format_ == "json") return std::make_unique<benchmark::JSONReporter>();
+  const bool color = isatty(STDOUT_FILENO) != 0 && value("--benchmark_color") != "false";
+  return std::make_unique<benchmark::ConsoleReporter>(
+      color ? benchmark::ConsoleReporter::OO_ColorTabular : benchmark::ConsoleReporter::OO_Tabular);
+}
+
+bool BenchmarkFlags::finish_output(std::size_t ran) const {
+  if (out_file_.empty()) return true;
+  // Nothing ran (--benchmark_list_tests only lists, though Google Benchmark
+  // returns the count): keep the previous file.
+  const std::string partial = out_file_ + ".partial";
+  if (ran == 0 || list_only_) {
+    std::remove(partial.c_str());
+    return true;
+  }
+  if (std::rename(partial.c_str(), out_file_.c_str()) != 0) {
+    std::fprintf(stderr, "cryptobench: cannot rename %s to %s\n", partial.c_str(),
+                 out_file_.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace cryptobench::bench

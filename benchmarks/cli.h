@@ -1,0 +1,71 @@
+// cli.h: cryptobench's command line: its own flags, and Google Benchmark's
+// flags as they are handed on, with the checks and workarounds Debian's
+// libbenchmark 1.7.1 needs (it aborts on some values, misreads others, and
+// writes --benchmark_out in place).
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "benchmarks/suites.h"
+
+namespace cryptobench::bench {
+
+struct Options {
+  std::string suite = "quick";
+  std::vector<std::string> backends;
+  bool list_backends = false;
+  bool list_suites = false;
+  bool inject_verify_fault = false;  // --inject-fault=verify: for the tests of verification
+  std::string cpuprofile;
+  std::vector<std::string> benchmark_args;  // Google Benchmark's, argv[0] first
+};
+
+// usage_error: prints "cryptobench: MESSAGE" and exits 2.
+[[noreturn]] void usage_error(const std::string& message);
+
+// parse_options: cryptobench's flags; the rest are kept for Google
+// Benchmark. --help prints the usage and exits 0; a bad flag exits 2.
+Options parse_options(int argc, char** argv);
+
+// BenchmarkFlags: Google Benchmark's flags, checked, ready for Initialize().
+class BenchmarkFlags {
+ public:
+  // Takes the BENCHMARK_* environment flags as arguments, adds the suite's
+  // minimum time unless one is given, checks the numeric flags, and sends
+  // --benchmark_out to a temporary file (see finish_output).
+  BenchmarkFlags(std::vector<std::string> args, const Suite& suite);
+
+  const std::string& filter() const { return filter_; }
+  bool list_only() const { return list_only_; }
+  bool console_format() const { return format_.empty() || format_ == "console"; }
+  const std::string& out_file() const { return out_file_; }
+
+  // initialize: benchmark::Initialize with these flags; exits 2 on an
+  // unknown flag. Only the benchmarks the filter selects are registered, so
+  // Google Benchmark is given ".*" instead: 1.7.1 treats the default "."
+  // specially and reserves its instance vector one family at a time, which
+  // is quadratic in the number of benchmarks.
+  void initialize();
+  // display_reporter: console (colour only on a terminal) or JSON.
+  std::unique_ptr<benchmark::BenchmarkReporter> display_reporter() const;
+  // finish_output: after the run, move the temporary --benchmark_out file
+  // into place when benchmarks ran, or drop it (a listing keeps the old
+  // file). False when the rename fails.
+  bool finish_output(std::size_t ran) const;
+
+ private:
+  bool has(const std::string& name) const;
+  std::string value(const std::string& name) const;  // the last --name=value
+
+  std::vector<std::string> args_;
+  std::vector<std::string> initialized_args_;
+  std::vector<char*> argv_;
+  std::string filter_, format_, out_file_;
+  bool list_only_ = false;
+};
+
+}  // namespace cryptobench::bench

@@ -1,0 +1,221 @@
+#include "benchmarks/timed_loop.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <set>
+
+#include "benchmarks/alloc_counter.h"
+#include "benchmarks/core_clock.h"
+#include "benchmarks/workload.h"
+
+namespace cryptobench::bench {
+namespace {
+
+// Failures are recorded where they happen, not read back from a reporter: a
+// display reporter may see only aggregates.
+class FailureLog {
+ public:
+  void add(const std::string& name, const std::string& message) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    failures_.push_back(name + ": " + message);
+  }
+  std::vector<std::string> all() const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return failures_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::string> failures_;
+};
+
+FailureLog& failure_log() {
+  static FailureLog log;
+  return log;
+}
+
+void fail_benchmark(benchmark::State& state, const Cell& cell, const std::string& message) {
+  state.SkipWithError(message.c_str());
+  failure_log().add(cell.full_name(), message);
+}
+
+// Ctrl-C: the benchmark running finishes, the rest are skipped quickly, and
+// the JSON is completed, so what finished stays usable. A second Ctrl-C ends
+// the process at once.
+std::atomic<bool> g_interrupted{false};  // lock-free: safe to set in a signal handler
+// Multi-threaded benchmarks: the clock thread 0 samples after the loop, while
+// the other threads sleep on the generation (one benchmark runs at a time).
+std::atomic<double> g_clock_after_loop{0};
+std::atomic<std::uint64_t> g_clock_generation{0};
+
+void on_interrupt(int) {
+  if (g_interrupted.load()) {
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
+    return;
+  }
+  g_interrupted.store(true);
+  constexpr char kMessage[] =
+      "\ncryptobench: interrupted; finishing the current benchmark and writing what finished "
+      "(Ctrl-C again to quit at once)\n";
+  [[maybe_unused]] const auto written = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+}
+
+// Google Benchmark calls a benchmark's function several times (to size the
+// iteration count, and once per repetition): after Ctrl-C, benchmarks that
+// had started go on, the others are skipped. Both are tracked by name.
+class RunLog {
+ public:
+  // start: false when the benchmark should be skipped.
+  bool start(const std::string& name) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (started_.count(name)) return true;
+    if (g_interrupted.load()) {
+      skipped_.insert(name);
+      return false;
+    }
+    started_.insert(name);
+    return true;
+  }
+  std::size_t skipped() const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return skipped_.size();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::set<std::string> started_, skipped_;
+};
+
+RunLog& run_log() {
+  static RunLog log;
+  return log;
+}
+
+}  // namespace
+
+void run_cell(benchmark::State& state, const Cell& cell, const CellSetup& shared) {
+  if (!run_log().start(cell.full_name())) {
+    state.SkipWithError("not run: the run was interrupted");
+    for (auto _ : state) {
+    }
+    return;
+  }
+  std::unique_ptr<Workload> workload;
+  try {
+    workload = std::make_unique<Workload>(cell, *shared.backend, *shared.reference,
+                                          std::random_device{}());
+  } catch (const std::exception& e) {
+    fail_benchmark(state, cell, e.what());
+    for (auto _ : state) {  // skipped: the loop ends at once (keeps threads in step)
+    }
+    if (cell.threads > 1 && state.thread_index() == 0) {  // threads that did start wait for it
+      g_clock_generation.fetch_add(1);
+      g_clock_generation.notify_all();
+    }
+    return;
+  }
+  // The range-for loop written out: end() holds Google Benchmark's start
+  // barrier, and the last != holds its stop barrier. So [start, stop] is the
+  // wall time from the common start until the last thread finished, which
+  // does not flatter runs with more threads than cores (Google Benchmark's
+  // own real time averages each thread's time, excluding its wait at the
+  // stop barrier).
+  using Clock = std::chrono::steady_clock;
+  // Cycles are wall time x the clock, and this VM's clock, as dependent
+  // chains see it, wanders by a few percent from millisecond to millisecond
+  // (a neighbour's load, or turbo) and by more over minutes, so it is
+  // sampled around each loop rather than once per run. One thread: 2 ms
+  // before and after the loop, averaged (the short loops Google Benchmark
+  // uses to size the run, which it does not report, get the one before
+  // only). More threads: thread 0 alone, 2 ms after the stop barrier, while
+  // the others sleep, so the sample has a core to itself.
+  const double hz_before = cell.threads == 1 ? mean_core_hz(2) : 0;
+  // Read before the start barrier: thread 0 publishes this loop's sample
+  // only after its loop, which starts after every thread has read this.
+  const std::uint64_t clock_generation = g_clock_generation.load();
+  const AllocStats before = thread_alloc_stats();
+  std::uint64_t i = 0;
+  auto it = state.begin();
+  const auto end = state.end();
+  const auto start = Clock::now();
+  for (; it != end; ++it) {
+    if (!workload->run(i)) {
+      fail_benchmark(state, cell, workload->error());
+      break;
+    }
+    ++i;
+  }
+  const auto stop = Clock::now();
+  const AllocStats after = thread_alloc_stats();
+  const double loop_seconds = std::chrono::duration<double>(stop - start).count();
+  double core_hz = 0;
+  if (cell.threads == 1) {
+    core_hz = loop_seconds >= 0.01 ? (hz_before + mean_core_hz(2)) / 2 : hz_before;
+  } else if (state.thread_index() == 0) {  // always, even after an error: others wait
+    core_hz = mean_core_hz(2);
+    g_clock_after_loop.store(core_hz);
+    g_clock_generation.fetch_add(1);
+    g_clock_generation.notify_all();
+  } else {
+    g_clock_generation.wait(clock_generation);
+    core_hz = g_clock_after_loop.load();
+  }
+  if (state.error_occurred()) return;
+
+  if (shared.inject_verify_fault) workload->corrupt_last_output();
+  if (const std::string problem = workload->verify(); !problem.empty()) {
+    fail_benchmark(state, cell, problem);
+    return;
+  }
+
+  // Batch ops count messages: every rate and per-op figure is per message.
+  const auto messages = static_cast<double>(workload->messages_per_iteration());
+  double bytes = 0;
+  if (cell.payload == Payload::kRandom) {
+    bytes = static_cast<double>(i) * static_cast<double>(cell.size) * messages;
+  } else {
+    for (std::uint64_t k = 0; k < i; ++k)
+      bytes += static_cast<double>(workload->plaintext_bytes(k));
+  }
+  // Every rate below is this thread's share over the common wall time;
+  // Google Benchmark sums counters over threads, giving the totals.
+  using benchmark::Counter;
+  const double wall = std::chrono::duration<double>(stop - start).count();
+  const double ops = static_cast<double>(i) * messages;
+  state.counters["bytes_per_second"] = Counter(bytes / wall);
+  state.counters["items_per_second"] = Counter(ops / wall);
+  state.counters["ops_per_ms"] = Counter(ops / wall / 1000.0);
+  if (bytes > 0) {
+    // Core cycles used per byte: clock x wall time x busy cores (threads
+    // beyond the core count share cores) / all threads' bytes. Summed then
+    // inverted by Google Benchmark.
+    const double busy_cores = std::min(cell.threads, shared.cores);
+    state.counters["cycles_per_byte"] =
+        Counter(bytes / (core_hz * busy_cores * wall), Counter::kInvert);
+  }
+  state.counters["core_ghz"] = Counter(core_hz / 1e9, Counter::kAvgThreads);
+  if (allocation_counting_enabled()) {
+    state.counters["allocs_per_op"] = Counter(
+        static_cast<double>(after.count - before.count) / messages, Counter::kAvgIterations);
+    state.counters["alloc_bytes_per_op"] = Counter(
+        static_cast<double>(after.bytes - before.bytes) / messages, Counter::kAvgIterations);
+  }
+}
+
+std::vector<std::string> failures() { return failure_log().all(); }
+
+void catch_interrupts(bool on) { std::signal(SIGINT, on ? on_interrupt : SIG_DFL); }
+
+bool interrupted() { return g_interrupted.load(); }
+
+std::size_t skipped_after_interrupt() { return run_log().skipped(); }
+
+}  // namespace cryptobench::bench

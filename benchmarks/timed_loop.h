@@ -1,0 +1,37 @@
+// timed_loop.h: one benchmark cell's run: its workload prepared outside
+// the timing, the timed loop with the clock sampled around it, the check of
+// the last output, and the counters. Also the run's failure log and Ctrl-C.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "benchmarks/grid.h"
+#include "kernels/backend.h"
+
+namespace cryptobench::bench {
+
+struct CellSetup {
+  const AesBackend* backend;
+  const AesBackend* reference;  // whose results the cell's output must equal
+  int cores;
+  bool inject_verify_fault;
+};
+
+// run_cell: the benchmark function of every cell.
+void run_cell(benchmark::State& state, const Cell& cell, const CellSetup& setup);
+
+// failures: "<benchmark>: <message>" for every cell that failed so far.
+std::vector<std::string> failures();
+
+// Ctrl-C: the benchmark running finishes, the rest are skipped quickly, and
+// the JSON is completed, so what finished stays usable. A second Ctrl-C ends
+// the process at once.
+void catch_interrupts(bool on);
+bool interrupted();
+// skipped_after_interrupt: benchmarks not run because of Ctrl-C.
+std::size_t skipped_after_interrupt();
+
+}  // namespace cryptobench::bench
