@@ -140,7 +140,7 @@ TEST_P(EquivalenceTest, AgreesWithReferenceOnRandomInputs) {
       }
     }
   }
-  EXPECT_GT(compared, 600u);
+  EXPECT_GT(compared, 300u * modes().size());  // every mode the backend offers was exercised
 }
 
 TEST_P(EquivalenceTest, CbcChainsAcrossCalls) {

@@ -1,5 +1,6 @@
-// openssl_aes_path.h: which AES code libcrypto runs here (shared by the
-// openssl and openssl-aes backends, which call the same assembly).
+// openssl_aes_path.h: which AES code libcrypto's EVP layer runs here (the
+// openssl backend's path; openssl-aes shows it for contrast: the low-level
+// AES_* API has no AES-NI dispatch in 3.0).
 #pragma once
 
 #include <cstdint>
