@@ -312,7 +312,7 @@ const std::vector<Suite>& suites() {
   static const std::vector<Suite> list = {
       {"quick",
        "default: every backend x op x codec x pool, AES-128-CBC, cached key, 16 B..1 MiB, 1 and 2 "
-       "threads, plus the seed000 thread sweep (about 2.5 minutes)",
+       "threads, plus the seed000 thread sweep",
        0.05, quick},
       {"seed000",
        "seed 000: AES-128-CBC roundtrip of the 100-character message + counter, Base64, new key "
