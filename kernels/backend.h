@@ -27,6 +27,9 @@ struct BackendInfo {
   // CBC decryption) here: 128 (AES-NI), 256 or 512 (VAES); 0 when it runs no
   // AES instructions (table-based code).
   unsigned register_bits = 128;
+  // ecb_register_bits: ECB's width when it differs (0: register_bits), e.g.
+  // a library with a wide CBC-decryption routine and one-block ECB.
+  unsigned ecb_register_bits = 0;
   // batch_lanes: messages encrypt_batch interleaves; 0 when it encrypts them
   // one after another (the AesCipher default).
   unsigned batch_lanes = 0;

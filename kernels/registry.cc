@@ -182,6 +182,9 @@ std::vector<std::pair<std::string, std::string>> BackendSet::context() const {
     out.emplace_back(key + "kdf", kdf_description(info));
     out.emplace_back(key + "kdf_source", info.kdf.empty() ? "fallback" : "library");
     out.emplace_back(key + "register_bits", std::to_string(info.register_bits));
+    if (info.ecb_register_bits != 0) {
+      out.emplace_back(key + "register_bits.ecb", std::to_string(info.ecb_register_bits));
+    }
     out.emplace_back(key + "batch_lanes", std::to_string(info.batch_lanes));
     out.emplace_back(key + "modes", mode_names(info.modes));
     if (!info.not_offered.empty()) out.emplace_back(key + "not_offered", info.not_offered);

@@ -222,8 +222,7 @@ class GcryptBackend final : public AesBackend {
       path =
           "CBC decryption: VAES/AVX2 bulk routine (256-bit ymm, up to 16 blocks per pass); "
           "CBC encryption: AES-NI, one block after another; ECB: AES-NI one block per call "
-          "(128-bit: libgcrypt 1.10 has no ECB bulk routine), register_bits is the "
-          "CBC-decryption width";
+          "(128-bit: libgcrypt 1.10 has no ECB bulk routine)";
       bits = 256;
     } else if (aesni) {
       path =
@@ -247,6 +246,7 @@ class GcryptBackend final : public AesBackend {
                 "libgcrypt gcry_md HMAC-SHA256, gcry_kdf_derive(GCRY_KDF_PBKDF2) (an empty salt, "
                 "which gcry_kdf_derive refuses, runs RFC 8018's loop over gcry_md HMAC)",
             .register_bits = bits,
+            .ecb_register_bits = bits == 256 ? 128u : 0u,
             .codec_source = CodecSource::kProject};
   }
   std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {

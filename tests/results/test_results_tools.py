@@ -323,13 +323,16 @@ class BoundsTest(unittest.TestCase):
         doc["context"]["backend.aesni.register_bits"] = "256"
         doc["context"]["backend.aesni.batch_lanes"] = "4"
         doc["context"]["backend.openssl.register_bits"] = "0"
+        doc["context"]["backend.aesni.register_bits.ecb"] = "128"  # a mode's own width
         with tempfile.TemporaryDirectory() as d:
             run = gbench.load_run(write_json(d, "facts.json", doc))
             rows = {(r["backend"], r["cipher"], r["op"], r["size"]): r for r in bounds.rows(run)}
             self.assertIn("4 lanes, ymm",
                           rows["aesni", "aes-128-cbc", "encrypt-batch", 1024]["kind"])
-            self.assertAlmostEqual(rows["aesni", "aes-128-ecb", "decrypt", 16384]["bound"],
+            self.assertAlmostEqual(rows["aesni", "aes-128-cbc", "decrypt", 16384]["bound"],
                                    10 / 4 / 16 * 1025 / 1024)
+            self.assertAlmostEqual(rows["aesni", "aes-128-ecb", "decrypt", 16384]["bound"],
+                                   10 / 2 / 16 * 1025 / 1024)
             self.assertIn("no AES instructions",
                           rows["openssl", "aes-128-ecb", "decrypt", 16384]["kind"])
             del doc["context"]["backend.aesni.batch_lanes"]

@@ -58,10 +58,12 @@ def parse_limits(text):
 WIDTH_OF_BITS = {128: "xmm", 256: "ymm", 512: "zmm"}
 
 
-def backend_facts(context, backend):
+def backend_facts(context, backend, mode):
     """(register width, multi-buffer lanes, AES instructions at all) from the
-    structured facts every current run records as backend.<name>.*."""
-    bits = context.get(f"backend.{backend}.register_bits")
+    structured facts every current run records as backend.<name>.*
+    (register_bits.<mode> where a mode's width differs)."""
+    bits = context.get(f"backend.{backend}.register_bits.{mode}",
+                       context.get(f"backend.{backend}.register_bits"))
     lanes = context.get(f"backend.{backend}.batch_lanes")
     try:
         bits, lanes = int(bits), int(lanes)
@@ -102,7 +104,7 @@ def rows(run):
         if op not in ("encrypt", "decrypt", "encrypt-batch") or size <= 0:
             continue
         padding = (size // 16 + 1) * 16 / size  # ciphertext blocks per plaintext byte
-        width, backend_lanes, aes_instructions = backend_facts(run.context, p["backend"])
+        width, backend_lanes, aes_instructions = backend_facts(run.context, p["backend"], mode)
         if width not in limits:
             width = "xmm"
         serial = rounds * limits["xmm"][0] / 16.0
