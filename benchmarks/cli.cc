@@ -120,9 +120,6 @@ std::string BenchmarkFlags::value(const std::string& name) const {
 
 BenchmarkFlags::BenchmarkFlags(std::vector<std::string> args, const Suite& suite)
     : args_(std::move(args)) {
-  if (!has("--benchmark_min_time")) {
-    args_.push_back("--benchmark_min_time=" + std::to_string(suite.min_time_seconds));
-  }
   // Google Benchmark also takes its flags from BENCHMARK_<FLAG> variables;
   // turn those into arguments (right after argv[0], so explicit ones win) so
   // they get the same checks and handling.
@@ -138,6 +135,11 @@ BenchmarkFlags::BenchmarkFlags(std::vector<std::string> args, const Suite& suite
     unsetenv(var.c_str());
   }
   args_.insert(args_.begin() + 1, env_flags.begin(), env_flags.end());
+  // The suite's minimum time, unless the command line or BENCHMARK_MIN_TIME
+  // gave one.
+  if (!has("--benchmark_min_time")) {
+    args_.push_back("--benchmark_min_time=" + std::to_string(suite.min_time_seconds));
+  }
 
   // 1.7.1 crashes on some values (a negative repetition count aborts in
   // vector::reserve): check the numeric flags first.

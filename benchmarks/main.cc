@@ -70,8 +70,6 @@ int run(int argc, char** argv) {
   setenv("BOTAN_MLOCK_POOL_SIZE", "0", 0);
 
   const Options o = parse_options(argc, argv);
-  // From here on Ctrl-C is handled (a Ctrl-C during set-up skips everything).
-  catch_interrupts(true);
   if (o.list_backends) {
     list_backends();
     return 0;
@@ -92,6 +90,8 @@ int run(int argc, char** argv) {
     return 0;
   }
 
+  // From here on Ctrl-C is handled (a Ctrl-C during set-up skips everything).
+  catch_interrupts(true);
   BenchmarkFlags flags(o.benchmark_args, suite);
   const std::vector<Cell> cells = offered_cells(suite, *backends, cores);
   std::vector<std::string> names;

@@ -187,19 +187,21 @@ TEST_P(EquivalenceTest, CbcChainsAcrossCalls) {
 
 TEST_P(EquivalenceTest, RekeyingChangesTheResult) {
   // A cipher re-keyed with a new key (and a new key size) must not keep the
-  // old schedule.
-  CRYPTOBENCH_REQUIRE_MODE(Mode::kEcb);
-  auto cipher = backend().make_cipher(Mode::kEcb);
-  const ByteVector plain(32, 0x42);
-  ByteVector a(32), b(32), c(32);
-  ASSERT_EQ(cipher->set_key(ByteVector(16, 1)), Error::kNone);
-  ASSERT_TRUE(cipher->encrypt(Padding::kNone, {}, plain, a).ok());
-  ASSERT_EQ(cipher->set_key(ByteVector(32, 2)), Error::kNone);
-  ASSERT_TRUE(cipher->encrypt(Padding::kNone, {}, plain, b).ok());
-  ASSERT_EQ(cipher->set_key(ByteVector(16, 1)), Error::kNone);
-  ASSERT_TRUE(cipher->encrypt(Padding::kNone, {}, plain, c).ok());
-  EXPECT_NE(a, b);
-  EXPECT_EQ(a, c);
+  // old schedule. Every mode the backend offers (a fixed IV for CBC).
+  for (const Mode mode : modes()) {
+    auto cipher = backend().make_cipher(mode);
+    const ByteVector plain(32, 0x42), iv_bytes(16, 0x07);
+    const Bytes iv = mode == Mode::kCbc ? Bytes(iv_bytes) : Bytes();
+    ByteVector a(32), b(32), c(32);
+    ASSERT_EQ(cipher->set_key(ByteVector(16, 1)), Error::kNone);
+    ASSERT_TRUE(cipher->encrypt(Padding::kNone, iv, plain, a).ok());
+    ASSERT_EQ(cipher->set_key(ByteVector(32, 2)), Error::kNone);
+    ASSERT_TRUE(cipher->encrypt(Padding::kNone, iv, plain, b).ok());
+    ASSERT_EQ(cipher->set_key(ByteVector(16, 1)), Error::kNone);
+    ASSERT_TRUE(cipher->encrypt(Padding::kNone, iv, plain, c).ok());
+    EXPECT_NE(a, b) << mode_name(mode);
+    EXPECT_EQ(a, c) << mode_name(mode);
+  }
 }
 
 // encrypt_batch must equal one encrypt() per message, whatever the mix of

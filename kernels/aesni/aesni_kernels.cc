@@ -9,6 +9,7 @@
 
 #include "kernels/aesni/key_schedule.h"
 #include "kernels/aesni/wide_kernels.h"
+#include "kernels/pkcs7.h"
 
 namespace cryptobench::aesni {
 namespace {
@@ -44,6 +45,7 @@ void expand192(const std::uint8_t* key, KeySchedule* ks) {
   store128(ks->dec[0], word_block(kRounds));
   for (int r = 1; r < kRounds; ++r) store128(ks->dec[r], _mm_aesimc_si128(word_block(kRounds - r)));
   store128(ks->dec[kRounds], word_block(0));
+  secure_wipe(w, sizeof w);  // the key words, as the other key sizes wipe theirs
 }
 
 }  // namespace

@@ -69,7 +69,15 @@ class GcryptCipher final : public AesCipher {
  protected:
   Error schedule_key(Bytes key) override {
     current_ = nullptr;
-    gcry_cipher_hd_t& h = handles_[(key.size() - 16) / 8];
+    const std::size_t index = (key.size() - 16) / 8;
+    // A handle of another key size would keep the previous key's schedule.
+    for (std::size_t k = 0; k < 3; ++k) {
+      if (k != index && handles_[k] != nullptr) {
+        gcry_cipher_close(handles_[k]);
+        handles_[k] = nullptr;
+      }
+    }
+    gcry_cipher_hd_t& h = handles_[index];
     if (h == nullptr) {
       const int gmode = mode() == Mode::kCbc ? GCRY_CIPHER_MODE_CBC : GCRY_CIPHER_MODE_ECB;
       if (gcry_cipher_open(&h, kAlgorithms[(key.size() - 16) / 8], gmode, 0) != 0) {

@@ -5,6 +5,7 @@
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -198,7 +199,10 @@ class GnutlsKeyDeriver final : public KeyDeriver {
     return Error::kNone;
   }
   Error pbkdf2_sha256(Bytes password, Bytes salt, unsigned iterations, MutableBytes out) override {
-    if (iterations == 0 || out.empty()) return Error::kLibraryFailure;
+    // Datum sizes are unsigned int.
+    if (iterations == 0 || out.empty() || password.size() > UINT_MAX || salt.size() > UINT_MAX) {
+      return Error::kLibraryFailure;
+    }
     const gnutls_datum_t key = datum(password.data(), password.size());
     const gnutls_datum_t salt_datum = datum(salt.data(), salt.size());
     if (gnutls_pbkdf2(GNUTLS_MAC_SHA256, &key, &salt_datum, iterations, out.data(), out.size()) <

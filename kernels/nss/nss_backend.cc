@@ -289,7 +289,10 @@ class NssKeyDeriver final : public KeyDeriver {
   NssKeyDeriver& operator=(const NssKeyDeriver&) = delete;
 
   Error hmac_sha256(Bytes secret, Bytes message, MutableBytes out) override {
-    if (slot_ == nullptr || out.size() > kSha256Size) return Error::kLibraryFailure;
+    // SECItem lengths are unsigned int.
+    if (slot_ == nullptr || out.size() > kSha256Size || secret.size() > UINT_MAX) {
+      return Error::kLibraryFailure;
+    }
     if (hmac_ == nullptr || !same_secret(secret)) {
       release_hmac();
       // An empty secret imports as an empty generic-secret key; softoken's
@@ -332,7 +335,7 @@ class NssKeyDeriver final : public KeyDeriver {
   // derivation is a cache hit. The benchmark's salts differ per operation.
   Error pbkdf2_sha256(Bytes password, Bytes salt, unsigned iterations, MutableBytes out) override {
     if (slot_ == nullptr || iterations == 0 || iterations > INT_MAX || out.empty() ||
-        out.size() > INT_MAX) {
+        out.size() > INT_MAX || salt.size() > UINT_MAX || password.size() > UINT_MAX) {
       return Error::kLibraryFailure;
     }
     SECItem salt_item = item(salt.data(), salt.size());

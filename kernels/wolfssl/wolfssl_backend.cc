@@ -94,8 +94,8 @@ class WolfsslCipher final : public AesCipher {
     return Error::kNone;
   }
 
-  Aes enc_;
-  Aes dec_;
+  Aes enc_{};  // zeroed: freed even if wc_AesInit never ran
+  Aes dec_{};
   bool ready_ = false;
 };
 
@@ -224,7 +224,7 @@ class WolfsslKeyDeriver final : public KeyDeriver {
   }
 
  private:
-  Hmac hmac_;
+  Hmac hmac_{};  // zeroed: freed even if wc_HmacInit never ran
   bool ready_ = false;
 };
 
