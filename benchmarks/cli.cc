@@ -18,12 +18,20 @@ constexpr const char* kUsage =
     "usage: cryptobench [--suite=NAME] [--backends=A,B,...] [--list-backends] [--list-suites]\n"
     "                   [Google Benchmark flags: --benchmark_filter=REGEX,\n"
     "                    --benchmark_repetitions=N, --benchmark_out=FILE, ...]\n"
-    "  --suite=NAME      which slice of the grid to run (default: quick)\n"
+    "  --suite=NAME      which slice of the grid to run (default: decision)\n"
     "  --backends=LIST   comma-separated backends (default: every usable one)\n"
     "  --list-backends   show the backends compiled in, their versions and code paths\n"
     "  --list-suites     show the suites and how many benchmarks each registers here\n"
     "  --cpuprofile=FILE write a pprof CPU profile of the benchmarks run (gperftools;\n"
     "                    read it with: google-pprof --text BINARY FILE)\n";
+
+// truthy: a boolean flag's value as Google Benchmark 1.7.1 reads it (empty,
+// or anything but 0/f/n/false/no/off in any case, is true).
+bool truthy(std::string v) {
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v.size() == 1) return v != "0" && v != "f" && v != "n";
+  return v != "false" && v != "no" && v != "off";
+}
 
 std::vector<std::string> split_commas(const std::string& s) {
   std::vector<std::string> out;
@@ -105,6 +113,10 @@ Options parse_options(int argc, char** argv) {
   return o;
 }
 
+double BenchmarkFlags::min_time() const {
+  return std::strtod(value("--benchmark_min_time").c_str(), nullptr);
+}
+
 bool BenchmarkFlags::has(const std::string& name) const {
   return std::any_of(args_.begin(), args_.end(),
                      [&](const std::string& a) { return starts_with_flag(a, name); });
@@ -125,7 +137,8 @@ BenchmarkFlags::BenchmarkFlags(std::vector<std::string> args, const Suite& suite
   // they get the same checks and handling.
   std::vector<std::string> env_flags;
   for (const char* name :
-       {"repetitions", "min_time", "min_warmup_time", "out", "out_format", "filter", "format"}) {
+       {"repetitions", "min_time", "min_warmup_time", "out", "out_format", "filter", "format",
+        "enable_random_interleaving"}) {
     std::string var = std::string("BENCHMARK_") + name;
     for (char& c : var) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     const char* env = std::getenv(var.c_str());
@@ -139,6 +152,10 @@ BenchmarkFlags::BenchmarkFlags(std::vector<std::string> args, const Suite& suite
   // gave one.
   if (!has("--benchmark_min_time")) {
     args_.push_back("--benchmark_min_time=" + std::to_string(suite.min_time_seconds));
+  }
+  // Likewise its repetitions.
+  if (!has("--benchmark_repetitions")) {
+    args_.push_back("--benchmark_repetitions=" + std::to_string(suite.repetitions));
   }
 
   // 1.7.1 crashes on some values (a negative repetition count aborts in
@@ -157,6 +174,15 @@ BenchmarkFlags::BenchmarkFlags(std::vector<std::string> args, const Suite& suite
   check_number("--benchmark_repetitions", 1, 1000);
   check_number("--benchmark_min_time", 1e-6, 3600);
   check_number("--benchmark_min_warmup_time", 0, 3600);
+  // Several repetitions are interleaved at random across benchmarks unless
+  // the command line says otherwise: back-to-back repetitions share one
+  // moment of a drifting machine, and their spread then understates how much
+  // a second run differs.
+  repetitions_ = std::atoi(value("--benchmark_repetitions").c_str());
+  if (repetitions_ > 1 && !has("--benchmark_enable_random_interleaving")) {
+    args_.push_back("--benchmark_enable_random_interleaving=true");
+  }
+  interleaved_ = repetitions_ > 1 && truthy(value("--benchmark_enable_random_interleaving"));
 
   // --benchmark_out is written under a temporary name and renamed once the
   // JSON is complete, so no half-written file ever replaces a good one. The
@@ -182,8 +208,7 @@ BenchmarkFlags::BenchmarkFlags(std::vector<std::string> args, const Suite& suite
   if (!format_.empty() && format_ != "console" && format_ != "json") {
     usage_error("--benchmark_format must be console or json (CSV is deprecated upstream)");
   }
-  const std::string listing = value("--benchmark_list_tests");
-  list_only_ = has("--benchmark_list_tests") && listing != "false" && listing != "0";
+  list_only_ = has("--benchmark_list_tests") && truthy(value("--benchmark_list_tests"));
 }
 
 void BenchmarkFlags::initialize() {

@@ -15,7 +15,7 @@
 namespace cryptobench::bench {
 
 struct Options {
-  std::string suite = "quick";
+  std::string suite = "decision";
   std::vector<std::string> backends;
   bool list_backends = false;
   bool list_suites = false;
@@ -43,6 +43,9 @@ class BenchmarkFlags {
   bool list_only() const { return list_only_; }
   bool console_format() const { return format_.empty() || format_ == "console"; }
   const std::string& out_file() const { return out_file_; }
+  int repetitions() const { return repetitions_; }
+  bool interleaved() const { return interleaved_; }
+  double min_time() const;  // seconds per repetition
 
   // initialize: benchmark::Initialize with these flags; exits 2 on an
   // unknown flag. Only the benchmarks the filter selects are registered, so
@@ -66,6 +69,8 @@ class BenchmarkFlags {
   std::vector<char*> argv_;
   std::string filter_, format_, out_file_;
   bool list_only_ = false;
+  int repetitions_ = 1;
+  bool interleaved_ = false;
 };
 
 }  // namespace cryptobench::bench

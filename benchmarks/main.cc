@@ -93,6 +93,7 @@ int run(int argc, char** argv) {
   // From here on Ctrl-C is handled (a Ctrl-C during set-up skips everything).
   catch_interrupts(true);
   BenchmarkFlags flags(o.benchmark_args, suite);
+  catch_interrupts(true, flags.interleaved(), flags.min_time());
   const std::vector<Cell> cells = offered_cells(suite, *backends, cores);
   std::vector<std::string> names;
   names.reserve(cells.size());
@@ -133,7 +134,12 @@ int run(int argc, char** argv) {
         ->Unit(cell.size >= 65536 ? benchmark::kMicrosecond : benchmark::kNanosecond);
   }
 
-  ProgressReporter reporter(flags.display_reporter(), selected->size(), flags.console_format());
+  ProgressReporter reporter(flags.display_reporter(),
+                            {.benchmarks = selected->size(),
+                             .repetitions = flags.repetitions(),
+                             .min_time = flags.min_time(),
+                             .interleaved = flags.interleaved()},
+                            flags.console_format());
 #ifdef CRYPTOBENCH_HAVE_GPERFTOOLS
   if (!o.cpuprofile.empty() && ProfilerStart(o.cpuprofile.c_str()) == 0) {
     usage_error("--cpuprofile: cannot write '" + o.cpuprofile + "'");
@@ -155,6 +161,13 @@ int run(int argc, char** argv) {
   if (!failed.empty()) {
     std::fprintf(stderr, "cryptobench: %zu benchmark(s) FAILED:\n", failed.size());
     for (const std::string& f : failed) std::fprintf(stderr, "  %s\n", f.c_str());
+  }
+  if (interrupted() && flags.interleaved()) {
+    std::fprintf(stderr,
+                 "cryptobench: interrupted: the repetitions that finished are kept%s%s; the "
+                 "others are marked \"not run: the run was interrupted\"\n",
+                 flags.out_file().empty() ? "" : " in ", flags.out_file().c_str());
+    return 130;
   }
   if (interrupted()) {
     const std::size_t skipped = std::min(skipped_after_interrupt(), ran);

@@ -19,18 +19,50 @@ double median(std::vector<double> xs) {
   return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
 }
 
+ProgressReporter* g_progress = nullptr;  // the run's reporter; one run at a time
+
 }  // namespace
 
-ProgressReporter::ProgressReporter(std::unique_ptr<benchmark::BenchmarkReporter> inner,
-                                   std::size_t total, bool print_ops_per_ms)
+ProgressReporter::ProgressReporter(std::unique_ptr<benchmark::BenchmarkReporter> inner, Plan plan,
+                                   bool print_ops_per_ms)
     : inner_(std::move(inner)),
-      total_(total),
+      plan_(plan),
       print_ops_per_ms_(print_ops_per_ms),
-      start_(std::chrono::steady_clock::now()) {}
+      start_(std::chrono::steady_clock::now()) {
+  g_progress = this;
+}
+
+ProgressReporter::~ProgressReporter() { g_progress = nullptr; }
 
 bool ProgressReporter::ReportContext(const Context& context) {
-  start_ = std::chrono::steady_clock::now();
+  start_ = last_line_ = std::chrono::steady_clock::now();
   return inner_->ReportContext(context);
+}
+
+void ProgressReporter::print_progress(std::size_t done, std::size_t total) {
+  done = std::min(done, total);
+  const auto now = std::chrono::steady_clock::now();
+  last_line_ = now;
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  const double left =
+      done > 0 && done < total
+          ? elapsed / static_cast<double>(done) * static_cast<double>(total - done)
+          : 0.0;
+  std::fprintf(stderr, "[%zu/%zu%s] %s elapsed, ~%s left\n", done, total,
+               plan_.interleaved ? " repetitions" : "", clock_text(elapsed).c_str(),
+               clock_text(left).c_str());
+}
+
+void ProgressReporter::note_timed_loop(double seconds) {
+  ProgressReporter* p = g_progress;
+  // Loops much shorter than a repetition are Google Benchmark sizing the run.
+  if (p == nullptr || !p->plan_.interleaved || seconds < 0.5 * p->plan_.min_time) return;
+  ++p->loops_done_;
+  const auto since = std::chrono::steady_clock::now() - p->last_line_;
+  if (since > std::chrono::seconds(5)) {
+    p->print_progress(p->loops_done_,
+                      p->plan_.benchmarks * static_cast<std::size_t>(p->plan_.repetitions));
+  }
 }
 
 void ProgressReporter::ReportRuns(const std::vector<Run>& runs) {
@@ -46,15 +78,10 @@ void ProgressReporter::ReportRuns(const std::vector<Run>& runs) {
       ops_per_ms_[name].push_back(counter->second.value);
     }
   }
-  if (total_ <= 3) return;  // a handful of benchmarks needs no progress line
-  const std::size_t done = std::min(done_.size(), total_);
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  const double left = done < total_
-                          ? elapsed / static_cast<double>(done) * static_cast<double>(total_ - done)
-                          : 0.0;
-  std::fprintf(stderr, "[%zu/%zu] %s elapsed, ~%s left\n", done, total_,
-               clock_text(elapsed).c_str(), clock_text(left).c_str());
+  // A handful of benchmarks needs no progress line; interleaved runs count
+  // repetitions instead.
+  if (plan_.benchmarks <= 3 || plan_.interleaved) return;
+  print_progress(done_.size(), plan_.benchmarks);
 }
 
 void ProgressReporter::Finalize() {

@@ -21,6 +21,12 @@ void add_run_context(const std::string& suite, double core_hz, const AesLimits& 
   benchmark::AddCustomContext("cpu_model", cpu.model);
   benchmark::AddCustomContext("cpu_vendor", cpu.vendor);
   benchmark::AddCustomContext("cpu_flags", cpu.flag_list());
+  // What the hand-written kernels and the registry may use: the hardware's
+  // flags minus CRYPTOBENCH_CPU_MASK (the libraries' own dispatch sees
+  // cpu_flags). Runs that differ here are different machines to the tools.
+  const char* mask = std::getenv("CRYPTOBENCH_CPU_MASK");
+  benchmark::AddCustomContext("cpu_mask", mask != nullptr && *mask != '\0' ? mask : "none");
+  benchmark::AddCustomContext("cpu_flags_in_use", cpu_features().flag_list());
   char ghz[32];
   std::snprintf(ghz, sizeof ghz, "%.3f", core_hz / 1e9);
   benchmark::AddCustomContext("core_clock_ghz", ghz);

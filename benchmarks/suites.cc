@@ -75,6 +75,38 @@ std::vector<Cell> quick(const std::vector<std::string>& backends, int cores) {
   return cells;
 }
 
+// decision: the default suite, the cells that separate libraries, sized for
+// an answer with significance in about a minute and a half on 2 cores (5
+// interleaved repetitions). AES-128-CBC encryption (a chain) and decryption
+// (parallel) over a size ladder of 16 B to 16 KiB, from which the tools fit
+// each backend's cost per call and per byte; the same at 16 KiB with 2
+// threads and with AES-256; Base64 and hex, pool off and a new key schedule
+// per operation at the sizes where they matter; and the seed-000 roundtrip
+// at 1 and 2 threads, pool on and off.
+std::vector<Cell> decision(const std::vector<std::string>& backends, int /*cores*/) {
+  std::vector<Cell> cells;
+  for (const std::string& backend : backends) {
+    for (const Op op : {Op::kEncrypt, Op::kDecrypt}) {
+      for (const std::size_t size : {16, 64, 256, 1024, 4096, 16384}) {
+        cells.push_back({.backend = backend, .op = op, .size = size, .pool = true});
+      }
+      cells.push_back({.backend = backend, .op = op, .size = 16384, .pool = true, .threads = 2});
+      cells.push_back({.backend = backend, .key_bytes = 32, .op = op, .size = 16384, .pool = true});
+    }
+    for (const Encoding codec : {Encoding::kBase64, Encoding::kHex}) {
+      cells.push_back({.backend = backend, .size = 1024, .codec = codec, .pool = true});
+    }
+    for (const std::size_t size : {64, 1024}) {
+      cells.push_back({.backend = backend, .size = size, .pool = false});
+    }
+    cells.push_back({.backend = backend, .size = 64, .pool = true, .key = KeyHandling::kPerOp});
+    for (const bool pool : kPools) {
+      for (const int threads : {1, 2}) cells.push_back(seed000_roundtrip(backend, pool, threads));
+    }
+  }
+  return cells;
+}
+
 std::vector<Cell> seed002(const std::vector<std::string>& backends, int cores) {
   std::vector<Cell> cells;
   for (const std::string& backend : backends) {
@@ -302,44 +334,49 @@ std::vector<Cell> full(const std::vector<std::string>& backends, int cores) {
 
 const std::vector<Suite>& suites() {
   static const std::vector<Suite> list = {
+      {"decision",
+       "default: the cells that separate libraries (AES-128-CBC encrypt/decrypt 16 B..16 KiB, "
+       "2 threads, AES-256, Base64/hex, pool off, per-op key, the seed-000 roundtrip), 5 "
+       "interleaved repetitions",
+       0.03, 5, decision},
       {"quick",
-       "default: every backend x op x codec x pool, AES-128-CBC, cached key, 16 B..1 MiB, 1 and 2 "
+       "every backend x op x codec x pool, AES-128-CBC, cached key, 16 B..1 MiB, 1 and 2 "
        "threads, plus the seed000 thread sweep",
-       0.05, quick},
+       0.05, 1, quick},
       {"seed000",
        "seed 000: AES-128-CBC roundtrip of the 100-character message + counter, Base64, new key "
        "schedule per op, threads 1..2 x cores; read ops_per_ms",
-       0.5, seed000},
+       0.5, 1, seed000},
       {"seed002",
        "seed 002: AES-256-CBC encrypt + verified decrypt of 1 MiB of fresh random data; read "
        "items_per_second (ops/s)",
-       0.5, seed002},
+       0.5, 1, seed002},
       {"seed003",
        "seed 003: AES-128-ECB encrypt, sizes 10 B..1 MB by 10x, pool off/on x codec, like go test "
        "-benchmem (ns/op, alloc_bytes_per_op, allocs_per_op)",
-       0.2, seed003},
+       0.2, 1, seed003},
       {"seed002-keys",
        "seed 002's finding: AES-256-CBC roundtrips of 107 B and 1 MiB under every key handling "
        "(cached, per-op schedule, HMAC-SHA256, PBKDF2 1000 and 10000), and the key setup alone",
-       0.2, seed002_keys},
+       0.2, 1, seed002_keys},
       {"seed004",
        "seed 004: AES-128-CBC encrypt of 64 KiB and 1 MiB, without and with a Base64 log line "
        "formatted and written per operation (profile it with --cpuprofile)",
-       0.2, seed004},
+       0.2, 1, seed004},
       {"multibuffer",
        "multi-buffer AES-128-CBC encryption: encrypt-batch of 1..64 messages of 64 B..16 KiB "
        "against single-message encrypt, per-message keys, and the seed-000 roundtrip, single and "
        "batched (1, 4, 16, 64 messages); rates are per message",
-       0.1, multibuffer},
+       0.1, 1, multibuffer},
       {"bounds",
        "every backend's ECB/CBC encrypt/decrypt of 16 KiB and multi-buffer CBC encrypt (16 x "
        "1 KiB, 16 x 16 KiB), AES-128 and AES-256, for cryptobench-results bounds",
-       0.2, bounds},
+       0.2, 1, bounds},
       {"libraries",
        "every backend side by side: AES-128-CBC encrypt and decrypt of 64 B and 16 KiB and the "
        "seed-000 roundtrip, 1 thread, pool on (bounds.txt sets them against the hardware)",
-       0.3, libraries},
-      {"full", "the whole grid (tens of thousands of benchmarks: filter it)", 0.1, full},
+       0.3, 1, libraries},
+      {"full", "the whole grid (tens of thousands of benchmarks: filter it)", 0.1, 1, full},
   };
   return list;
 }

@@ -13,7 +13,12 @@ namespace cryptobench::bench {
 struct Suite {
   std::string_view name;
   std::string_view description;
-  double min_time_seconds;  // per benchmark, unless --benchmark_min_time is given
+  double min_time_seconds;  // per repetition, unless --benchmark_min_time is given
+  // repetitions: the suite's default, unless --benchmark_repetitions is given.
+  // Above 1 they are interleaved at random across benchmarks, so that the
+  // machine's drift over the run hits every backend alike and shows up in
+  // each benchmark's spread instead of between benchmarks.
+  int repetitions;
   std::vector<Cell> (*cells)(const std::vector<std::string>& backends, int cores);
 };
 

@@ -13,6 +13,7 @@
 
 #include "benchmarks/alloc_counter.h"
 #include "benchmarks/core_clock.h"
+#include "benchmarks/progress_reporter.h"
 #include "benchmarks/workload.h"
 
 namespace cryptobench::bench {
@@ -70,19 +71,32 @@ void on_interrupt(int) {
 
 // Google Benchmark calls a benchmark's function several times (to size the
 // iteration count, and once per repetition): after Ctrl-C, benchmarks that
-// had started go on, the others are skipped. Both are tracked by name.
+// had started go on, the others are skipped. Both are tracked by name. With
+// interleaved repetitions only the benchmark running at Ctrl-C goes on (the
+// calls sizing its repetition, or that repetition).
+std::atomic<bool> g_interleaved{false};
+std::atomic<double> g_min_time{0};
+
 class RunLog {
  public:
   // start: false when the benchmark should be skipped.
   bool start(const std::string& name) {
     const std::lock_guard<std::mutex> lock(mutex_);
-    if (started_.count(name)) return true;
-    if (g_interrupted.load()) {
+    const bool goes_on = g_interleaved.load() ? name == last_ : started_.count(name) > 0;
+    if (g_interrupted.load() && !goes_on) {
       skipped_.insert(name);
       return false;
     }
     started_.insert(name);
+    last_ = name;
     return true;
+  }
+  // loop_done: after Ctrl-C, a loop as long as a repetition (Google
+  // Benchmark accepts a loop of min_time, by a clock that includes ours) ends the
+  // interleaved benchmark's turn.
+  void loop_done(double seconds) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (g_interrupted.load() && seconds >= g_min_time.load()) last_.clear();
   }
   std::size_t skipped() const {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -92,6 +106,7 @@ class RunLog {
  private:
   mutable std::mutex mutex_;
   std::set<std::string> started_, skipped_;
+  std::string last_;
 };
 
 RunLog& run_log() {
@@ -167,6 +182,10 @@ void run_cell(benchmark::State& state, const Cell& cell, const CellSetup& shared
     g_clock_generation.wait(clock_generation);
     core_hz = g_clock_after_loop.load();
   }
+  if (state.thread_index() == 0) {
+    ProgressReporter::note_timed_loop(loop_seconds);
+    run_log().loop_done(loop_seconds);
+  }
   if (state.error_occurred()) return;
 
   if (shared.inject_verify_fault) workload->corrupt_last_output();
@@ -211,7 +230,11 @@ void run_cell(benchmark::State& state, const Cell& cell, const CellSetup& shared
 
 std::vector<std::string> failures() { return failure_log().all(); }
 
-void catch_interrupts(bool on) { std::signal(SIGINT, on ? on_interrupt : SIG_DFL); }
+void catch_interrupts(bool on, bool interleaved, double min_time) {
+  g_interleaved.store(interleaved);
+  g_min_time.store(min_time);
+  std::signal(SIGINT, on ? on_interrupt : SIG_DFL);
+}
 
 bool interrupted() { return g_interrupted.load(); }
 

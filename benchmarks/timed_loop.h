@@ -29,7 +29,12 @@ std::vector<std::string> failures();
 // Ctrl-C: the benchmark running finishes, the rest are skipped quickly, and
 // the JSON is completed, so what finished stays usable. A second Ctrl-C ends
 // the process at once.
-void catch_interrupts(bool on);
+// catch_interrupts: Ctrl-C lets the running benchmark finish. With
+// interleaved repetitions only the running repetition finishes: every
+// benchmark has started by then, and the rest of them would be the run.
+// min_time: seconds per repetition, to tell a repetition's loop from the
+// shorter ones that size it.
+void catch_interrupts(bool on, bool interleaved = false, double min_time = 0);
 bool interrupted();
 // skipped_after_interrupt: benchmarks not run because of Ctrl-C.
 std::size_t skipped_after_interrupt();

@@ -11,6 +11,7 @@ the diff before committing).
 """
 import copy
 import json
+import lzma
 import math
 import os
 import subprocess
@@ -24,13 +25,16 @@ TOOLS = os.path.join(ROOT, "tools", "results")
 sys.path.insert(0, TOOLS)
 
 from cryptobench_results import bounds, compare, gbench, jmh, ratio, report, stats  # noqa: E402
-from cryptobench_results import select as selection  # noqa: E402
+from cryptobench_results import answer, costmodel, noise  # noqa: E402
 
 GOLDEN = os.path.join(HERE, "golden")
 FAST = os.path.join(GOLDEN, "run_openssl_aesni.json")
 SLOW = os.path.join(GOLDEN, "run_openssl_without_aesni.json")
 KEYS = os.path.join(GOLDEN, "run_keys_openssl_aesni.json")
 BOUNDS = os.path.join(GOLDEN, "run_bounds.json")
+DECISION_A = os.path.join(GOLDEN, "run_decision_a.json.xz")
+DECISION_B = os.path.join(GOLDEN, "run_decision_b.json.xz")
+DECISION_MASKED = os.path.join(GOLDEN, "run_decision_masked.json.xz")
 CLI = os.path.join(TOOLS, "cryptobench-results")
 UPDATE = os.environ.get("CRYPTOBENCH_UPDATE_GOLDEN") == "1"
 
@@ -185,14 +189,14 @@ class JmhTest(unittest.TestCase):
 class CompareTest(unittest.TestCase):
     def test_self_comparison_finds_no_change(self):
         run = gbench.load_run(FAST)
-        rows, summary, warnings = compare.compare(run, run)
+        rows, summary, warnings, _ = compare.compare(run, run)
         self.assertEqual(warnings, [])
         self.assertTrue(rows)
-        self.assertTrue(all(r.verdict == "same" for r in rows))
+        self.assertTrue(all(r.verdict.startswith("same") for r in rows))
         self.assertAlmostEqual(summary["time_ns"]["geomean_ratio"], 1.0)
 
     def test_slowed_build_is_significantly_worse(self):
-        rows, summary, _ = compare.compare(gbench.load_run(FAST), gbench.load_run(SLOW))
+        rows, summary, _, _ = compare.compare(gbench.load_run(FAST), gbench.load_run(SLOW))
         time_rows = [r for r in rows if r.metric == "time_ns"]
         self.assertEqual(len(time_rows), 15)
         for r in time_rows:
@@ -203,7 +207,8 @@ class CompareTest(unittest.TestCase):
 
     def test_backend_pair_compares_libraries(self):
         run = gbench.load_run(FAST)
-        rows, _, _ = compare.compare(run, run, ["bytes_per_second"], backend_pair=("openssl", "aesni"))
+        rows, _, _, _ = compare.compare(run, run, ["bytes_per_second"],
+                                        backend_pair=("openssl", "aesni"))
         self.assertEqual(len(rows), 15)
         self.assertTrue(all("/backend:aesni/" in r.name for r in rows))
 
@@ -212,31 +217,212 @@ class CompareTest(unittest.TestCase):
         doc["benchmarks"] = [b for b in doc["benchmarks"] if b["repetition_index"] < 3]
         with tempfile.TemporaryDirectory() as d:
             run = gbench.load_run(write_json(d, "three.json", doc))
-        rows, _, warnings = compare.compare(run, run)
+        rows, _, warnings, _ = compare.compare(run, run)
         self.assertTrue(any("too few repetitions" in w for w in warnings))
-        self.assertTrue(all(r.verdict == "n/a" for r in rows))
+        # Exact allocation counts need no test; every timed figure does.
+        self.assertTrue(all(r.verdict == "n/a" for r in rows if r.metric not in compare.ALLOC_METRICS))
 
     def test_golden_output(self):
-        rows, summary, warnings = compare.compare(gbench.load_run(FAST), gbench.load_run(SLOW),
-                                                  ["time_ns", "allocs_per_op"])
+        rows, summary, warnings, floor = compare.compare(gbench.load_run(FAST), gbench.load_run(SLOW),
+                                                         ["time_ns", "allocs_per_op"])
         golden_check(self, "compare_fast_slow.expected.md",
-                     compare.render(rows, summary, warnings, "base", "new", markdown=True) + "\n")
+                     compare.render(rows, summary, warnings, "base", "new", True, floor) + "\n")
+
+    def test_a_a_pair_flags_at_most_5_percent(self):
+        rows, summary, _, floor = compare.compare(gbench.load_run(DECISION_A),
+                                                  gbench.load_run(DECISION_B))
+        self.assertTrue(floor.measured)
+        self.assertEqual(summary["cells"], 100)
+        self.assertLessEqual(summary["cells_flagged"], 5)
+
+    def test_change_within_the_noise_floor_is_not_flagged(self):
+        doc = json.load(lzma.open(DECISION_A, "rt"))
+        base = gbench.load_run(DECISION_A)
+        floor = noise.noise_floor(base).value
+        for factor, expected in ((1 + floor / 2, {"within noise", "same"}),
+                                 (1 + 2 * floor + 0.1, {"worse", "same"})):
+            slower = copy.deepcopy(doc)
+            for b in slower["benchmarks"]:
+                b["real_time"] *= factor
+            with tempfile.TemporaryDirectory() as d:
+                new = gbench.load_run(write_json(d, "slower.json", slower))
+            rows, _, _, _ = compare.compare(base, new, ["time_ns"])
+            verdicts = [r.verdict for r in rows]
+            self.assertLessEqual(set(verdicts), expected, factor)
+            if "worse" in expected:  # all but the noisiest few (their ranges span the factor)
+                self.assertGreater(verdicts.count("worse"), 0.9 * len(rows))
+
+    def test_one_time_allocations_are_never_a_change(self):
+        doc = json.load(open(FAST))
+        other = copy.deepcopy(doc)
+        for d_, scale in ((doc, 1), (other, 3)):
+            for b in d_["benchmarks"]:
+                if "allocs_per_op" in b:  # one allocation (three) per repetition
+                    b["allocs_per_op"] = scale / b["iterations"]
+                    b["alloc_bytes_per_op"] = 4096 * scale / b["iterations"]
+        with tempfile.TemporaryDirectory() as d:
+            a = gbench.load_run(write_json(d, "a.json", doc))
+            b = gbench.load_run(write_json(d, "b.json", other))
+        rows, summary, _, _ = compare.compare(a, b, ["allocs_per_op", "alloc_bytes_per_op"])
+        self.assertTrue(rows)
+        self.assertTrue(all(r.verdict == "same (one-time)" and r.base == 0 for r in rows))
+        self.assertEqual(summary["cells_flagged"], 0)
 
 
-class SelectTest(unittest.TestCase):
-    def test_winner_per_class_with_margin(self):
-        sels = selection.select(gbench.load_run(FAST))
-        self.assertTrue(sels)
-        for s in sels:
-            self.assertIn(s.winner, ("openssl", "aesni"))
-            self.assertEqual(len(s.ranking), 2)
-            self.assertGreaterEqual(s.margin, 0)
-            self.assertIn(s.significant, (True, False))
-            self.assertIn(s.winner, s.recommendation())
+class NoiseTest(unittest.TestCase):
+    def test_floor_is_the_split_half_change(self):
+        doc = json.load(open(FAST))
+        for b in doc["benchmarks"]:  # the late repetitions 10% slower
+            if b.get("run_type") == "iteration" and b["repetition_index"] >= 3:
+                for k in ("bytes_per_second", "ops_per_ms", "items_per_second"):
+                    b[k] /= 1.10
+        with tempfile.TemporaryDirectory() as d:
+            run = gbench.load_run(write_json(d, "drift.json", doc))
+        floor = noise.noise_floor(run)
+        self.assertGreater(floor.value, 0.08)  # 1 - 1/1.1 = 9.1%, plus the run's own noise
+        self.assertLess(floor.value, 0.14)
+        self.assertIn("noise floor", floor.describe())
+
+    def test_too_few_repetitions_is_said(self):
+        doc = json.load(open(FAST))
+        doc["benchmarks"] = [b for b in doc["benchmarks"] if b["repetition_index"] < 3]
+        with tempfile.TemporaryDirectory() as d:
+            floor = noise.noise_floor(gbench.load_run(write_json(d, "three.json", doc)))
+        self.assertFalse(floor.measured)
+        self.assertIn("not measured", floor.describe())
+
+
+class CostModelTest(unittest.TestCase):
+    def test_exact_line_is_recovered(self):
+        sizes = [16, 64, 256, 1024, 4096, 16384] * 3
+        a, b, cov, r2 = costmodel.fit_line(sizes, [40 + 0.25 * s for s in sizes])
+        self.assertAlmostEqual(a, 40, places=6)
+        self.assertAlmostEqual(b, 0.25, places=9)
+        self.assertAlmostEqual(r2, 1.0, places=9)
+
+    def test_noisy_line_interval_covers_the_truth(self):
+        import random
+        rng = random.Random(7)
+        sizes = [16, 64, 256, 1024, 4096, 16384] * 5
+        times = [(100 + 0.5 * s) * (1 + rng.gauss(0, 0.02)) for s in sizes]
+        a, b, cov, r2 = costmodel.fit_line(sizes, times)
+        self.assertLess(abs(a - 100), 2.5 * math.sqrt(cov[0, 0]) + 1e-9)
+        self.assertLess(abs(b - 0.5), 2.5 * math.sqrt(cov[1, 1]) + 1e-12)
+        self.assertGreater(r2, 0.99)
+
+    def test_envelope_finds_the_crossover(self):
+        cheap_call = costmodel.Fit("x", "encrypt", "aes-128-cbc", 10, 0, 1.0, 0, None, 3, 1, [], 0)
+        cheap_byte = costmodel.Fit("y", "encrypt", "aes-128-cbc", 110, 0, 0.5, 0, None, 3, 1, [], 0)
+        segments = costmodel.envelope([cheap_call, cheap_byte], 16, 16384)
+        self.assertEqual([s[0] for s in segments], ["x", "y"])
+        self.assertAlmostEqual(segments[0][2], 200)
+
+    def test_fits_of_a_real_run(self):
+        fits = costmodel.fits(gbench.load_run(DECISION_A))
+        self.assertEqual({(f.backend, f.op) for f in fits},
+                         {(b, op) for b in ("openssl", "wolfssl", "nettle", "aesni")
+                          for op in ("encrypt", "decrypt")})
+        for f in fits:
+            self.assertEqual(f.sizes, [16, 64, 256, 1024, 4096, 16384])
+            self.assertGreater(f.cycles_per_byte, 0)
+            self.assertGreater(f.r2, 0.5, f.backend)
+        wolf = next(f for f in fits if f.backend == "wolfssl" and f.op == "encrypt")
+        ni = next(f for f in fits if f.backend == "openssl" and f.op == "encrypt")
+        self.assertGreater(wolf.cycles_per_byte, 2 * ni.cycles_per_byte)  # tables against AES-NI
+
+    def test_mixes(self):
+        self.assertEqual(costmodel.load_mix("imix")[1], [(40, 7), (576, 4), (1500, 1)])
+        with tempfile.TemporaryDirectory() as d:
+            good = os.path.join(d, "mine.csv")
+            with open(good, "w") as f:
+                f.write("size,weight\n# my traffic\n64,3\n1500, 1\n")
+            self.assertEqual(costmodel.load_mix(good), ("mine.csv", [(64, 3.0), (1500, 1.0)]))
+            for text in ("64\n", "0,1\n", "64,-1\n", "64,nan\n", "x,1\n", "64,0\n", "1,2,3\n"):
+                bad = os.path.join(d, "bad.csv")
+                with open(bad, "w") as f:
+                    f.write(text)
+                with self.assertRaises(gbench.ResultsError, msg=text):
+                    costmodel.load_mix(bad)
+        with self.assertRaises(gbench.ResultsError):
+            costmodel.load_mix("no-such-preset")
+
+
+class AnswerTest(unittest.TestCase):
+    def setUp(self):
+        self.answer = answer.answer(gbench.load_run(DECISION_A))
+
+    def test_hand_written_kernels_are_headroom_not_a_recommendation(self):
+        for r in self.answer.results:
+            self.assertNotIn("aesni", [b for b, _ in r.ranking])
+            self.assertEqual([b for b, _ in r.hand_written], ["aesni"])
+        self.assertTrue(self.answer.headroom)
+        for h in self.answer.headroom:
+            self.assertEqual(h.hand_written[0], "aesni")
+            self.assertGreater(h.library[1], 0)
+            self.assertLessEqual(h.library[1], 1.05)  # nothing beats the hardware
+
+    def test_verdicts_follow_significance_and_the_floor(self):
+        floor = self.answer.floor.value
+        kinds = set()
+        for r in self.answer.results:
+            kinds.add(r.verdict)
+            self.assertGreaterEqual(r.margin, 1.0)
+            self.assertLessEqual(r.low, r.margin * 1.0001)
+            self.assertGreaterEqual(r.high, r.margin * 0.9999)
+            if r.verdict == "decided":
+                self.assertLess(r.p, 0.05)
+                self.assertGreater(r.margin - 1, floor)
+            elif r.verdict == "noise":
+                self.assertLess(r.p, 0.05)
+                self.assertLessEqual(r.margin - 1, floor)
+            else:
+                self.assertEqual(r.verdict, "not-significant")
+                self.assertGreaterEqual(r.p, 0.05)
+        self.assertIn("decided", kinds)
+
+    def test_sentences_cover_every_class_once(self):
+        members = [id(m) for s in self.answer.sentences for m in s.members]
+        self.assertEqual(sorted(members), sorted(id(r) for r in self.answer.results))
+        for s in self.answer.sentences:
+            self.assertEqual({(m.fixed, m.verdict == "decided") for m in s.members},
+                             {(s.first.fixed, s.first.verdict == "decided")})
+        self.assertLess(len(self.answer.sentences), len(self.answer.results))  # some merged
+
+    def test_console_answer_fits_one_screen_and_every_line_is_tested(self):
+        for path in (DECISION_A, DECISION_MASKED, FAST):
+            lines = answer.render_console(answer.answer(gbench.load_run(path)))
+            self.assertLessEqual(len(lines), answer.CONSOLE_LINES, path)
+            verdicts = lines[lines.index("Fastest library per workload (margin over the runner-up "
+                                         "[95% interval]):") + 1:]
+            verdicts = verdicts[:verdicts.index("")] if "" in verdicts else verdicts[:-1]
+            for line in verdicts:
+                self.assertRegex(line, r"\(p [<=] [0-9.]+\)|tie|only .* was measured", line)
+
+    def test_mix_verdict_and_crossovers(self):
+        text = "\n".join(answer.render_console(self.answer))
+        self.assertIn("Traffic mix tls-records", text)
+        self.assertIn("Cost model", text)
+        a = answer.answer(gbench.load_run(DECISION_A), "seed000")
+        self.assertEqual(a.mix, [(107, 1)])
+        for v in a.mix_verdicts:
+            self.assertNotIn(v.scores[0].fit.backend, ("aesni",))
 
     def test_golden_output(self):
-        golden_check(self, "select_fast.expected.txt",
-                     selection.render(selection.select(gbench.load_run(FAST))) + "\n")
+        golden_check(self, "select_decision.expected.txt",
+                     "\n".join(answer.render_console(self.answer)) + "\n")
+        golden_check(self, "select_decision.expected.md", answer.render_markdown(self.answer))
+
+    def test_one_answer_per_machine(self):
+        r = run_cli("select", DECISION_A, DECISION_MASKED)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        headers = [line for line in r.stdout.splitlines() if line.startswith("== Which AES library")]
+        self.assertEqual(len(headers), 2)
+        self.assertNotIn("CRYPTOBENCH_CPU_MASK", headers[0])
+        self.assertIn("CRYPTOBENCH_CPU_MASK=vaes,avx2", headers[1])
+        r = run_cli("select", DECISION_A, DECISION_B)  # one machine, two runs: both said
+        headers = [line for line in r.stdout.splitlines() if line.startswith("== Which AES library")]
+        self.assertEqual(len(headers), 2)
+        self.assertTrue(all("(run " in h for h in headers))
 
 
 EXPECTED_CHARTS = ["thread-sweep-pool-off", "thread-sweep-pool-on", "size-scaling-encrypt",
@@ -248,7 +434,7 @@ class ReportTest(unittest.TestCase):
         html = report.render(gbench.load_run(FAST))
         for chart in EXPECTED_CHARTS:
             self.assertIn(f'<figure data-chart="{chart}">', html)
-        for heading in ("Context", "Cycles per byte", "Library selection", "Allocations per operation"):
+        for heading in ("The answer", "Context", "Cycles per byte", "Allocations per operation"):
             self.assertIn(f"<h2>{heading}</h2>", html)
         self.assertNotIn("http://", html.replace('xmlns="http://www.w3.org/2000/svg"', ""))
         self.assertNotIn("https://", html)
@@ -258,7 +444,7 @@ class ReportTest(unittest.TestCase):
 class KeyHandlingReportTest(unittest.TestCase):
     def test_every_key_mode_with_its_ratio_to_cached(self):
         html = report.render(gbench.load_run(KEYS))
-        section = html[html.index("<h2>Key handling</h2>"):html.index("<h2>Library selection</h2>")]
+        section = html[html.index("<h2>Key handling</h2>"):html.index("<h2>Context</h2>")]
         for key in ("cached", "per-op", "hmac-sha256", "pbkdf2-sha256-1000", "pbkdf2-sha256-10000"):
             self.assertIn(f"<th>{key}</th>", section)
         self.assertIn("(x1)", section)           # cached against itself
@@ -413,9 +599,12 @@ class CliTest(unittest.TestCase):
         r = run_cli("compare", FAST, SLOW, "--markdown")
         self.assertEqual(r.returncode, 0)
         self.assertIn("| worse |", r.stdout)
-        r = run_cli("select", FAST)
+        r = run_cli("select", DECISION_A, "--mix", "imix")
         self.assertEqual(r.returncode, 0)
-        self.assertIn("use ", r.stdout)
+        self.assertIn("Traffic mix imix", r.stdout)
+        r = run_cli("select", DECISION_A, "--markdown")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("## Every workload class", r.stdout)
 
     def test_bad_input_never_replaces_good_output(self):
         with tempfile.TemporaryDirectory() as d:
@@ -427,6 +616,7 @@ class CliTest(unittest.TestCase):
                 f.write(src.read()[:1000])
             for args in (["jmh", truncated, "-o", out], ["report", truncated, "-o", out],
                          ["compare", FAST, truncated], ["select", os.path.join(d, "none.json")],
+                         ["select", FAST, "--mix", "no-such-mix"],
                          ["compare", FAST, FAST, "--metrics", "speed"]):
                 r = run_cli(*args)
                 self.assertEqual(r.returncode, 2, args)

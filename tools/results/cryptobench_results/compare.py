@@ -1,13 +1,22 @@
 """Comparison of runs: for each benchmark present in both, the medians, the
 change, a 95% bootstrap interval of the change, and a two-sided Mann-Whitney U
 p-value, for time and for every counter (Google Benchmark's compare.py
-ignores counters). A geometric-mean summary closes the table.
+ignores counters). A change is called better or worse only when it is
+significant and larger than the runs' noise floor (noise.py: the larger of
+the two runs' own split-half A/A changes); a significant change within the
+floor is "within noise". Allocations made less than once per 100 operations
+are one-time allocations (a buffer or table set up once per repetition),
+per operation 0, and never a change. A geometric-mean summary with its 95%
+interval closes the table.
 """
 import math
 from dataclasses import dataclass
 
-from . import stats
+from . import noise, stats
 from .gbench import HIGHER_IS_BETTER, ResultsError
+
+ALLOC_METRICS = ("allocs_per_op", "alloc_bytes_per_op")
+ONE_TIME_RATE = 0.01  # allocations per operation below which they are one-time
 
 DEFAULT_METRICS = ["time_ns", "bytes_per_second", "ops_per_ms", "cycles_per_byte",
                    "allocs_per_op", "alloc_bytes_per_op"]
@@ -27,12 +36,29 @@ class Row:
     verdict: str         # better, worse, same, n/a
 
 
-def _verdict(metric, change, p, alpha, testable):
+def _verdict(metric, change, p, alpha, testable, floor):
     if not testable or math.isnan(p):
         return "n/a"
     if p >= alpha or change == 0 or math.isnan(change):
         return "same"
+    if floor.measured and abs(change) <= floor.value:
+        return "within noise"
     return "better" if (change > 0) == HIGHER_IS_BETTER[metric] else "worse"
+
+
+def _same_allocations(metric, base, new):
+    """Allocation counts are exact: per operation they differ only by the
+    one-time ones spread over different iteration counts (a few per
+    million). Equal to ONE_TIME_RATE allocations or 1 byte per op is equal."""
+    resolution = ONE_TIME_RATE if metric == "allocs_per_op" else 1.0
+    return abs(new - base) < resolution
+
+
+def one_time_allocations(benchmark):
+    """True when the benchmark allocates less than once per ONE_TIME_RATE^-1
+    operations in every repetition: what it allocates is set up once."""
+    rates = benchmark.samples.get("allocs_per_op") or []
+    return bool(rates) and 0 < max(rates) < ONE_TIME_RATE
 
 
 def pair_benchmarks(base, new, backend_pair=None):
@@ -59,6 +85,7 @@ def compare(base, new, metrics=None, alpha=0.05, backend_pair=None):
     if not pairs:
         raise ResultsError(f"{base.path} and {new.path} have no benchmark in common")
     rows, warnings = [], []
+    floor = noise.combined(noise.noise_floor(base), noise.noise_floor(new))
     n_base, n_new = base.repetitions, new.repetitions
     testable = stats.min_achievable_p(n_base, n_new) < alpha
     if not testable:
@@ -74,23 +101,34 @@ def compare(base, new, metrics=None, alpha=0.05, backend_pair=None):
             xs, ys = b.samples.get(metric) or [], n.samples.get(metric) or []
             if not xs or not ys:
                 continue
+            if metric in ALLOC_METRICS and one_time_allocations(b) and one_time_allocations(n):
+                rows.append(Row(n.name if backend_pair else b.name, metric, 0.0, 0.0, 0.0,
+                                math.nan, math.nan, math.nan, "one-time", "same (one-time)"))
+                continue
             mb, mn = stats.median(xs), stats.median(ys)
+            if metric in ALLOC_METRICS and _same_allocations(metric, mb, mn):
+                rows.append(Row(n.name if backend_pair else b.name, metric, mb, mn, 0.0,
+                                math.nan, math.nan, math.nan, "counted", "same"))
+                continue
             change = mn / mb - 1 if mb != 0 else (0.0 if mn == 0 else math.nan)
             _, p, method = stats.mann_whitney(xs, ys)
             lo, hi = stats.bootstrap_change_ci(xs, ys) if mb != 0 else (math.nan, math.nan)
             rows.append(Row(n.name if backend_pair else b.name, metric, mb, mn, change, lo, hi, p,
-                            method, _verdict(metric, change, p, alpha, testable)))
-    summary = {}
+                            method, _verdict(metric, change, p, alpha, testable, floor)))
+    summary = {"cells": len({r.name for r in rows}),
+               "cells_flagged": len({r.name for r in rows if r.verdict in ("better", "worse")})}
     for metric in metrics:
         ratios = [r.new / r.base for r in rows if r.metric == metric and r.base > 0 and r.new > 0]
         if ratios:
+            geomean, low, high = stats.geometric_mean_ci(ratios)
             summary[metric] = {
-                "geomean_ratio": stats.geometric_mean(ratios),
+                "geomean_ratio": geomean, "low": low, "high": high,
                 "benchmarks": len(ratios),
                 "better": sum(r.verdict == "better" for r in rows if r.metric == metric),
                 "worse": sum(r.verdict == "worse" for r in rows if r.metric == metric),
+                "within_noise": sum(r.verdict == "within noise" for r in rows if r.metric == metric),
             }
-    return rows, summary, warnings
+    return rows, summary, warnings, floor
 
 
 def _fmt(x):
@@ -107,13 +145,18 @@ def _pct(x):
     return "-" if math.isnan(x) else f"{x * 100:+.1f}%"
 
 
-def render(rows, summary, warnings, base_label, new_label, markdown=False):
+def render(rows, summary, warnings, base_label, new_label, markdown=False, floor=None):
     header = ["benchmark", "metric", base_label, new_label, "change", "95% CI", "p", "verdict"]
     table = [[r.name, r.metric, _fmt(r.base), _fmt(r.new), _pct(r.change),
-              f"[{_pct(r.ci_low)}, {_pct(r.ci_high)}]", f"{r.p:.3g}", r.verdict] for r in rows]
+              f"[{_pct(r.ci_low)}, {_pct(r.ci_high)}]", "-" if math.isnan(r.p) else f"{r.p:.3g}",
+              r.verdict] for r in rows]
     out = []
     for w in warnings:
         out.append(f"WARNING: {w}")
+    if floor is not None:
+        text = floor.describe()
+        out.append(f"{text[0].upper()}{text[1:]} (the larger of the two runs'); a significant "
+                   "change inside it is reported as 'within noise'.")
     if markdown:
         out.append("| " + " | ".join(header) + " |")
         out.append("|" + "---|" * len(header))
@@ -126,7 +169,13 @@ def render(rows, summary, warnings, base_label, new_label, markdown=False):
     out.append("summary (geometric mean of new/base per metric):" if not markdown
                else "**Summary** (geometric mean of new/base per metric):")
     for metric, s in summary.items():
-        out.append(f"{'- ' if markdown else '  '}{metric}: x{s['geomean_ratio']:.3f} over "
-                   f"{s['benchmarks']} benchmarks; {s['better']} significantly better, "
-                   f"{s['worse']} significantly worse")
+        if not isinstance(s, dict):
+            continue
+        interval = "" if math.isnan(s["low"]) else f" [{s['low']:.3f}, {s['high']:.3f}]"
+        out.append(f"{'- ' if markdown else '  '}{metric}: x{s['geomean_ratio']:.3f}{interval} over "
+                   f"{s['benchmarks']} benchmarks; {s['better']} better, {s['worse']} worse, "
+                   f"{s['within_noise']} significant but within noise")
+    if "cells" in summary:
+        out.append(f"{'- ' if markdown else '  '}benchmarks with a change in any metric: "
+                   f"{summary['cells_flagged']} of {summary['cells']}")
     return "\n".join(out)

@@ -12,11 +12,11 @@ from collections import OrderedDict
 
 # Metrics read from each iteration run; time is normalised to ns per op.
 METRICS = ["time_ns", "bytes_per_second", "items_per_second", "ops_per_ms",
-           "cycles_per_byte", "allocs_per_op", "alloc_bytes_per_op"]
+           "cycles_per_byte", "allocs_per_op", "alloc_bytes_per_op", "core_ghz"]
 # Which direction is better, for comparisons and selection.
 HIGHER_IS_BETTER = {"time_ns": False, "bytes_per_second": True, "items_per_second": True,
                     "ops_per_ms": True, "cycles_per_byte": False, "allocs_per_op": False,
-                    "alloc_bytes_per_op": False}
+                    "alloc_bytes_per_op": False, "core_ghz": True}
 _TIME_UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
@@ -30,7 +30,8 @@ class Benchmark:
         self.scenario = scenario  # grid, seed000, ...
         self.params = params      # OrderedDict key -> value (strings), threads included
         self.threads = threads
-        self.samples = {m: [] for m in METRICS}
+        self.samples = {m: [] for m in METRICS}  # in repetition order
+        self.iterations = []                      # per repetition, all threads
         self.error = None
 
     def value(self, metric):
@@ -97,7 +98,15 @@ def load_run(path):
     if not isinstance(doc["benchmarks"], list):
         raise ResultsError(f"{path}: 'benchmarks' is not a list")
     benchmarks = OrderedDict()
-    for entry in doc["benchmarks"]:
+    entries = [e for e in doc["benchmarks"] if isinstance(e, dict)]
+    if len(entries) != len(doc["benchmarks"]):
+        raise ResultsError(f"{path}: a benchmark entry is not an object")
+    # Repetitions in the order they ran (interleaved runs report each
+    # benchmark's repetitions together, but say which came first).
+    def order(entry):
+        index = entry.get("repetition_index", 0)
+        return index if isinstance(index, int) else 0
+    for entry in sorted(entries, key=order):
         if not isinstance(entry, dict) or "name" not in entry:
             raise ResultsError(f"{path}: a benchmark entry has no name")
         if entry.get("run_type", "iteration") != "iteration":
@@ -114,6 +123,7 @@ def load_run(path):
         try:
             unit = _TIME_UNIT_NS[entry.get("time_unit", "ns")]
             b.samples["time_ns"].append(float(entry["real_time"]) * unit)
+            b.iterations.append(int(entry.get("iterations", 0)))
             for metric in METRICS[1:]:
                 if metric in entry:
                     value = float(entry[metric])

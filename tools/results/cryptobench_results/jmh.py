@@ -4,8 +4,9 @@ loads; the rules it imposes are in the project's shared jmh-format notes.
 Mapping: one JMH class per comparison a user makes, backends side by side.
   benchmark  cryptobench.<scenario>.<op>_<cipher>_codec-<c>_pool-<p>_key-<k>_threads-<t>.<method>
   params     {"size": ..., "backend": ...}  (groups by size, one bar per backend)
-  method     the primary metric: throughput (MB/s), ops_per_ms (seed000),
-             ops_per_s (seed002), time (ns/op, avgt: seed003 like go test)
+  method     the scenario's primary metric (scenarios.py): throughput (MB/s),
+             ops_per_ms (seed000), ops_per_s (seed002), time (ns/op, avgt:
+             seed003 like go test), setups_per_s (keysetup)
 Scores are medians over repetitions, scoreError the 99.9% Student-t
 half-width (JMH's), rawData one fork with one entry per repetition.
 Secondary metrics, present on every result of a run: allocations per op as
@@ -14,7 +15,7 @@ Secondary metrics, present on every result of a run: allocations per op as
 """
 import math
 
-from . import stats
+from . import scenarios, stats
 
 PERCENTILES = ["0.0", "50.0", "90.0", "95.0", "99.0", "99.9", "99.99", "99.999", "99.9999", "100.0"]
 
@@ -38,15 +39,9 @@ def metric_object(samples, unit):
 
 
 def primary(benchmark):
-    """(method, mode, unit, samples) for a benchmark's scenario."""
-    s = benchmark.samples
-    if benchmark.scenario == "seed000":
-        return "ops_per_ms", "thrpt", "ops/ms", s["ops_per_ms"]
-    if benchmark.scenario == "seed002":
-        return "ops_per_s", "thrpt", "ops/s", s["items_per_second"]
-    if benchmark.scenario == "seed003":
-        return "time", "avgt", "ns/op", s["time_ns"]
-    return "throughput", "thrpt", "MB/s", [x / 1e6 for x in s["bytes_per_second"]]
+    """(method, mode, unit, samples) for a benchmark's scenario (scenarios.py)."""
+    sc = scenarios.of(benchmark)
+    return sc.jmh_method, sc.jmh_mode, sc.unit, sc.figures(benchmark)
 
 
 SECONDARY = [("·gc.alloc.rate.norm", "alloc_bytes_per_op", "B/op"),

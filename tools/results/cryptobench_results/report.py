@@ -1,14 +1,14 @@
 """The offline HTML report: one self-contained file (inline CSS and SVG, a
 few lines of inline script for the self-check; nothing fetched), built from
-one raw run. Sections: context, seed-000 thread sweep, throughput against
-payload size per operation, codec and pool overhead, allocations per
-operation, cycles per byte across sizes, key handling (seed 002), and the
-library selection. A section whose benchmarks the run lacks says so."""
+one raw run. Sections: the answer (answer.py), seed-000 thread sweep,
+throughput against payload size per operation, codec and pool overhead,
+allocations per operation, cycles per byte across sizes, key handling (seed
+002), and the context. A section whose benchmarks the run lacks says so."""
 import math
 from collections import OrderedDict
 from html import escape
 
-from . import select as selection
+from . import answer as answers
 from . import stats, svg
 
 STYLE = """
@@ -260,31 +260,33 @@ def section_key_handling(run):
     return "".join(parts)
 
 
-def section_selection(run, alpha):
-    sels = selection.select(run, alpha)
-    rows = []
-    for s in sels:
-        margin = "-" if math.isnan(s.margin) else f"+{s.margin * 100:.1f}%"
-        sig = {True: "yes", False: "no", None: "n/a"}[s.significant]
-        rows.append(f"<tr><td class='l'>{escape(selection.describe_workload(s.workload))}</td>"
-                    f"<td class='l'>{escape(s.winner)}</td><td>{margin}</td><td>{sig}</td>"
-                    f"<td class='l'>{escape(s.recommendation())}</td></tr>")
-    return ("<h2>Library selection</h2><p class='note'>Per workload class, the backend with the highest "
-            "geometric-mean throughput over the class's sizes; significance: two-sided Mann-Whitney U at "
-            f"every size, alpha {alpha}.</p><table><tr><th class='l'>workload</th><th class='l'>winner</th>"
-            f"<th>margin</th><th>significant</th><th class='l'>recommendation</th></tr>{''.join(rows)}</table>")
+def section_answer(run, alpha, mix):
+    """The decision first: the answer's sentences, headroom, the mix verdict."""
+    a = answers.answer(run, mix, alpha)
+    items = "".join(f"<li>{escape(answers.sentence_text(s, run.context, a.floor))}</li>"
+                    for s in a.sentences)
+    parts = [f"<h2>The answer</h2><p class='note'>{escape(a.machine)}; "
+             f"{escape(a.floor.describe())}.</p><ul>{items}</ul>"]
+    if a.headroom:
+        parts.append("<p class='note'>Headroom, 1 thread:</p><ul>" + "".join(
+            f"<li>{escape(answers.headroom_text(h, run.context))}</li>" for h in a.headroom) + "</ul>")
+    if a.mix_verdicts:
+        parts.append(f"<p class='note'>Traffic mix {escape(a.mix_name)}:</p><ul>" + "".join(
+            f"<li>{escape(answers.mix_text(v, run.context, a.floor).strip())}</li>"
+            for v in a.mix_verdicts) + "</ul>")
+    return "".join(parts)
 
 
-def render(run, alpha=0.05):
+def render(run, alpha=0.05, mix="tls-records"):
     reps = run.repetitions
     title = f"cryptobench report: {run.context.get('cryptobench_suite', '?')} suite"
     body = [f"<h1>{escape(title)}</h1>",
             f"<p class='note'>From {escape(run.path)}; {len(run.benchmarks)} benchmarks, {reps} "
             f"repetition(s) each. Figures are medians of repetitions.</p>",
             "<p id='selfcheck' class='note'>charts not checked (scripts off)</p>",
-            section_context(run), section_thread_sweep(run), section_size_scaling(run),
+            section_answer(run, alpha, mix), section_thread_sweep(run), section_size_scaling(run),
             section_codec_pool(run), section_allocations(run), section_cycles(run),
-            section_key_handling(run), section_selection(run, alpha)]
+            section_key_handling(run), section_context(run)]
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
             + "\n".join(body) + f"<script>{SELF_CHECK}</script></body></html>\n")

@@ -1,0 +1,511 @@
+"""The answer: for each workload class of a run, which library to use, by
+how much, and how sure; the hand-written kernels as the hardware's headroom,
+never as a recommendation; the cost model's crossovers; and a verdict for a
+message-size mix.
+
+A workload class is a run's benchmarks that differ only in backend and in
+size within a size class. A backend's score in a class is the geometric mean
+over the class's sizes of the median of its scenario's figure
+(scenarios.py). Libraries are ranked by score; the margin of the winner over
+the runner-up comes with a 95% bootstrap interval (each repetition sample
+resampled on its own) and the largest two-sided Mann-Whitney p-value over
+the class's sizes. The winner is named only when that p is below alpha and
+the margin is above the run's noise floor (noise.py); otherwise the two tie.
+Classes with the same verdict that differ only in size, threads, codec or
+buffer pool are told in one sentence; its interval spans theirs.
+"""
+import math
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from . import bounds as hardware_bounds
+from . import costmodel, noise, scenarios, stats
+from .gbench import ResultsError
+
+HAND_WRITTEN = "cryptobench hand-written"
+SIZE_CLASSES = [(64, "tiny"), (1024, "small"), (65536, "medium"), (math.inf, "large")]
+MERGED = ("size_class", "threads", "codec", "pool")  # dimensions one sentence may span
+OPS = {"encrypt": "encryption", "decrypt": "decryption", "roundtrip": "roundtrip",
+       "encrypt-log": "encryption with a log line", "set-key": "key setup",
+       "encrypt-batch": "multi-buffer encryption", "roundtrip-batch": "multi-buffer roundtrip"}
+KEYS = {"cached": "", "per-op": ", new key schedule per op", "hmac-sha256": ", HMAC-derived key per op"}
+CODECS = {"none": "no codec", "base64": "Base64", "hex": "hex"}
+CONSOLE_LINES = 40
+
+
+def size_class(size):
+    for limit, label in SIZE_CLASSES:
+        if size <= limit:
+            return label
+    return SIZE_CLASSES[-1][1]
+
+
+def size_text(n):
+    if n >= 1 << 20 and n % (1 << 20) == 0:
+        return f"{n >> 20} MiB"
+    if n >= 1024 and n % 1024 == 0:
+        return f"{n >> 10} KiB"
+    return f"{n} B"
+
+
+def library(context, backend):
+    return context.get(f"backend.{backend}.library", "")
+
+
+def is_hand_written(context, backend):
+    return library(context, backend).startswith(HAND_WRITTEN)
+
+
+def label(context, backend):
+    """'gcrypt (libgcrypt 1.10.1)': the backend name a user passes, and whose code it is."""
+    lib = library(context, backend)
+    return f"{backend} ({lib})" if lib and not lib.startswith(HAND_WRITTEN) else backend
+
+
+@dataclass
+class ClassResult:
+    fixed: tuple                 # (scenario, op, cipher, key, messages): never merged
+    dims: dict                   # size_class, threads, codec, pool
+    sizes: list
+    scenario: scenarios.Scenario
+    ranking: list                # [(backend, score)] libraries, best first
+    hand_written: list           # [(backend, score)] best first
+    margin: float = math.nan     # winner over runner-up, >= 1 (NaN with one library)
+    low: float = math.nan
+    high: float = math.nan
+    p: float = math.nan
+    verdict: str = "single"      # decided, noise, not-significant, untested, single
+
+    @property
+    def winner(self):
+        return self.ranking[0][0]
+
+    @property
+    def runner_up(self):
+        return self.ranking[1][0] if len(self.ranking) > 1 else None
+
+
+def _ratio_pairs(better, worse, sizes, sc):
+    """(numerator, denominator) sample pairs whose ratio is the margin (> 1 is better's lead)."""
+    pairs = []
+    for s in sizes:
+        a, b = sc.figures(better[s]), sc.figures(worse[s])
+        pairs.append((a, b) if sc.higher_is_better else (b, a))
+    return pairs
+
+
+def classify(run, floor, alpha=0.05):
+    """Every workload class of the run, in run order."""
+    groups = OrderedDict()
+    for b in run.benchmarks.values():
+        if b.error:
+            continue
+        p = b.params
+        size = int(p.get("size", "0"))
+        fixed = (b.scenario, p.get("op", ""), p.get("cipher", ""), p.get("key", ""),
+                 p.get("messages", ""))
+        dims = {"size_class": size_class(size), "threads": b.threads, "codec": p.get("codec", ""),
+                "pool": p.get("pool", "")}
+        key = fixed + tuple(dims.values())
+        entry = groups.setdefault(key, (fixed, dims, OrderedDict()))
+        entry[2].setdefault(p["backend"], {})[size] = b
+    results = []
+    for fixed, dims, by_backend in groups.values():
+        common = set.intersection(*(set(s) for s in by_backend.values()))
+        sizes = sorted(common)
+        if not sizes:
+            continue
+        sc = scenarios.of(by_backend[next(iter(by_backend))][sizes[0]])
+        scores = []
+        for backend, per_size in by_backend.items():
+            values = [per_size[s].value(sc.metric) for s in sizes]
+            if all(v is not None and v > 0 for v in values):
+                scores.append((backend, stats.geometric_mean(values) * sc.scale))
+        scores.sort(key=lambda x: -x[1] if sc.higher_is_better else x[1])
+        libs = [x for x in scores if not is_hand_written(run.context, x[0])]
+        hand = [x for x in scores if is_hand_written(run.context, x[0])]
+        if not libs:
+            continue
+        r = ClassResult(fixed, dims, sizes, sc, libs, hand)
+        if len(libs) > 1:
+            first, second = by_backend[libs[0][0]], by_backend[libs[1][0]]
+            pairs = _ratio_pairs(first, second, sizes, sc)
+            r.margin = stats.geometric_mean([stats.median(a) / stats.median(b) for a, b in pairs])
+            r.low, r.high = stats.bootstrap_ratio_ci(pairs)
+            if any(stats.min_achievable_p(len(a), len(b)) >= alpha for a, b in pairs):
+                r.verdict = "untested"
+            else:
+                r.p = max(stats.mann_whitney(a, b)[1] for a, b in pairs)
+                if r.p >= alpha:
+                    r.verdict = "not-significant"
+                elif floor.measured and r.margin - 1 <= floor.value:
+                    r.verdict = "noise"
+                else:
+                    r.verdict = "decided"
+        results.append(r)
+    return results
+
+
+@dataclass
+class Sentence:
+    fixed: tuple
+    members: list = field(default_factory=list)  # ClassResults
+
+    @property
+    def first(self):
+        return self.members[0]
+
+
+def merge(results):
+    """Sentences: classes with the same fixed part and the same verdict (the
+    same winner over the same runner-up, or the same pair tied)."""
+    sentences = OrderedDict()
+    for r in results:
+        if r.verdict == "decided":
+            outcome = ("decided", r.winner, r.runner_up)
+        elif r.verdict == "single":
+            outcome = ("single", r.winner)
+        else:
+            outcome = ("tie", r.verdict, tuple(sorted((r.winner, r.runner_up))))
+        sentences.setdefault(r.fixed + outcome, Sentence(r.fixed)).members.append(r)
+    # Grouped by what is done (in the run's order), then by size and threads.
+    order = {}
+    for r in results:
+        order.setdefault(r.fixed, len(order))
+    return sorted(sentences.values(), key=lambda s: (order[s.fixed], min(s.first.sizes),
+                                                     s.first.dims["threads"]))
+
+
+def _what(fixed):
+    scenario, op, cipher, key, messages = fixed
+    if scenario == "seed000":
+        what = "Seed-000 roundtrip (AES-128-CBC, Base64, new key per op)"
+        return what if op == "roundtrip" else f"{what}, {OPS.get(op, op)} of {messages}"
+    what = f"{cipher.upper()} {OPS.get(op, op)}"
+    if scenario not in ("grid", "libraries", "bounds"):
+        what = f"{scenario}: {what}"
+    what += KEYS.get(key, f", key {key}")
+    if messages:
+        what += f", {messages} messages per call"
+    return what
+
+
+def _span(values, text, everything):
+    values = sorted(set(values))
+    if len(values) == len(everything) and len(everything) > 1:
+        return None  # every value the run has: no need to say
+    return text(values)
+
+
+def _describe_dims(sentence, run_dims):
+    members = sentence.members
+    sizes = sorted({s for m in members for s in m.sizes})
+    parts = []
+    if sizes and not (len(sizes) == 1 and sentence.fixed[0] == "seed000"):
+        parts.append(size_text(sizes[0]) if len(sizes) == 1
+                     else f"{size_text(sizes[0])} - {size_text(sizes[-1])}")
+    threads = sorted({m.dims["threads"] for m in members})
+    parts.append(f"{threads[0]} thread{'s' if threads[0] > 1 else ''}" if len(threads) == 1
+                 else f"{threads[0]}-{threads[-1]} threads")
+    codecs = {m.dims["codec"] for m in members}
+    if codecs not in ({"none"}, {""}) and sentence.fixed[0] != "seed000":
+        if codecs == {"none", "base64"}:
+            parts.append("with or without Base64")
+        elif codecs >= {"none", "base64", "hex"}:
+            parts.append("with or without Base64 or hex")
+        else:
+            parts.append(" or ".join(CODECS.get(c, c) for c in sorted(codecs)))
+    pools = {m.dims["pool"] for m in members}
+    if pools == {"off"}:
+        parts.append("fresh buffers per op")
+    elif pools == {"off", "on"}:
+        parts.append("pooled or fresh buffers")
+    return ", ".join(parts)
+
+
+def _p_text(p):
+    return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
+
+
+def _interval(members):
+    lows = [m.low for m in members if not math.isnan(m.low)]
+    highs = [m.high for m in members if not math.isnan(m.high)]
+    if not lows or not highs:
+        return ""
+    return f" [{min(lows):.2f}, {max(highs):.2f}]"
+
+
+def sentence_text(sentence, context, floor, long_names=True):
+    members = sentence.members
+    r = sentence.first
+    if not long_names:
+        context = {}  # backend names alone: one screen
+    head = f"{_what(sentence.fixed)}, {_describe_dims(sentence, None)}: "
+    margin = stats.geometric_mean([m.margin for m in members]) if r.runner_up else math.nan
+    if r.verdict == "single":
+        return head + f"only {label(context, r.winner)} was measured"
+    pair = f"{label(context, r.winner)}, {margin:.2f}x{_interval(members)} over {label(context, r.runner_up)}"
+    p = max(m.p for m in members)
+    if r.verdict == "decided":
+        return head + f"{pair} ({_p_text(p)})"
+    if r.verdict == "noise":
+        return (head + f"{label(context, r.winner)} and {label(context, r.runner_up)} tie: "
+                f"{margin:.2f}x{_interval(members)}, within the {100 * floor.value:.1f}% noise floor")
+    if r.verdict == "not-significant":
+        return (head + f"{label(context, r.winner)} and {label(context, r.runner_up)} tie: "
+                f"{margin:.2f}x{_interval(members)}, not significant ({_p_text(p)})")
+    return head + f"{pair}, untested (too few repetitions: run 5 or more)"
+
+
+@dataclass
+class Headroom:
+    what: str
+    size: int
+    bound_cpb: float
+    ghz: float
+    library: tuple        # (backend, share of the bound)
+    hand_written: tuple   # (backend, share) or None
+
+
+def headroom(run):
+    """Per (op, cipher) at the largest 1-thread codec-free size: the hardware
+    bound, and how close the best library and the best hand-written kernel
+    come to it."""
+    try:
+        rows = hardware_bounds.rows(run)
+    except ResultsError:
+        return []
+    groups = OrderedDict()
+    for r in rows:
+        if r["messages"] != 1:
+            continue
+        groups.setdefault((r["op"], r["cipher"]), []).append(r)
+    ghz = costmodel._context_ghz(run)
+    out = []
+    for (op, cipher), rs in groups.items():
+        size = max(r["size"] for r in rs)
+        rs = [r for r in rs if r["size"] == size]
+        # What any implementation could reach on one message: the serial
+        # chain for CBC encryption, else the widest AES throughput.
+        bound = min(r["bound"] for r in rs) if op == "encrypt" and cipher.endswith("cbc") \
+            else min(r["absolute"] for r in rs)
+        libs = [(r["backend"], bound / r["measured"]) for r in rs
+                if not is_hand_written(run.context, r["backend"])]
+        hand = [(r["backend"], bound / r["measured"]) for r in rs
+                if is_hand_written(run.context, r["backend"])]
+        if not libs:
+            continue
+        out.append(Headroom(f"{cipher.upper()} {OPS.get(op, op)}", size, bound, ghz,
+                            max(libs, key=lambda x: x[1]),
+                            max(hand, key=lambda x: x[1]) if hand else None))
+    return out
+
+
+def headroom_text(h, context):
+    rate = f" ({h.ghz / h.bound_cpb:.1f} GB/s at {h.ghz:.2f} GHz)" if h.ghz > 0 else ""
+    text = (f"{h.what} of {size_text(h.size)}: the hardware allows {h.bound_cpb:.3f} c/B{rate}; "
+            f"the best library, {h.library[0]}, reaches {100 * h.library[1]:.0f}% of it")
+    if h.hand_written:
+        text += f"; a hand-written kernel ({h.hand_written[0]}) {100 * h.hand_written[1]:.0f}%"
+    return text
+
+
+@dataclass
+class MixVerdict:
+    what: str
+    scores: list          # costmodel.MixScore, fastest first (libraries)
+    hand_written: object  # the best hand-written MixScore or None
+    ratio: tuple          # (ratio, low, high, p) of the runner-up over the winner
+    verdict: str          # decided, noise, not-significant, single
+
+
+def mix_verdicts(run, fit_list, mix, floor, alpha=0.05):
+    groups = OrderedDict()
+    for f in fit_list:
+        groups.setdefault((f.op, f.cipher), []).append(f)
+    out = []
+    for (op, cipher), group in groups.items():
+        libs = [f for f in group if not is_hand_written(run.context, f.backend)]
+        hand = [f for f in group if is_hand_written(run.context, f.backend)]
+        scores, _ = costmodel.mix_scores(libs, mix)
+        hand_scores, _ = costmodel.mix_scores(hand, mix)
+        if not scores:
+            continue
+        ratio, verdict = (math.nan,) * 4, "single"
+        if len(scores) > 1:
+            ratio = costmodel.ratio_interval(scores[0], scores[1])
+            if math.isnan(ratio[3]) or ratio[3] >= alpha:
+                verdict = "not-significant"
+            elif floor.measured and ratio[0] - 1 <= floor.value:
+                verdict = "noise"
+            else:
+                verdict = "decided"
+        out.append(MixVerdict(f"{cipher.upper()} {OPS.get(op, op)}", scores,
+                              hand_scores[0] if hand_scores else None, ratio, verdict))
+    return out
+
+
+def mix_text(v, context, floor):
+    first = v.scores[0]
+    head = f"  {v.what}: "
+    if v.verdict == "single":
+        return head + f"only {label(context, first.fit.backend)} was fitted"
+    second = v.scores[1]
+    ratio, lo, hi, p = v.ratio
+    rates = f"{first.mb_per_s:,.0f} vs {second.mb_per_s:,.0f} MB/s"
+    if v.verdict == "decided":
+        text = (f"{label(context, first.fit.backend)}, {ratio:.2f}x [{lo:.2f}, {hi:.2f}] over "
+                f"{label(context, second.fit.backend)} ({rates}; {_p_text(p)})")
+    elif v.verdict == "noise":
+        text = (f"{first.fit.backend} and {second.fit.backend} tie ({ratio:.2f}x, within the "
+                f"{100 * floor.value:.1f}% noise floor)")
+    else:
+        text = f"{first.fit.backend} and {second.fit.backend} tie ({ratio:.2f}x, {_p_text(p)})"
+    if v.hand_written:
+        text += f"; hand-written {v.hand_written.fit.backend}: {v.hand_written.mb_per_s:,.0f} MB/s"
+    return head + text
+
+
+def crossover_lines(run, fit_list):
+    """Per (op, cipher): which library is cheapest along the ladder, and where that changes."""
+    groups = OrderedDict()
+    for f in fit_list:
+        if not is_hand_written(run.context, f.backend):
+            groups.setdefault((f.op, f.cipher), []).append(f)
+    lines = []
+    for (op, cipher), group in groups.items():
+        low, high = min(group[0].sizes), max(group[0].sizes)
+        segments = costmodel.envelope(group, low, high)
+        if len(segments) == 1:
+            text = f"{segments[0][0]} cheapest from {size_text(low)} to {size_text(high)}"
+        else:
+            pieces = [f"{segments[0][0]} below ~{segments[0][2]:,.0f} B"]
+            pieces += [f"{b} from ~{lo:,.0f} B" for b, lo, _ in segments[1:]]
+            text = ", ".join(pieces)
+        lines.append(f"  {cipher.upper()} {OPS.get(op, op)}: {text}")
+    return lines
+
+
+def fit_text(f):
+    return (f"a = {f.a_ns:,.1f} ns [{f.a_ns - f.a_half:,.1f}, {f.a_ns + f.a_half:,.1f}], "
+            f"b = {f.cycles_per_byte:.3f} c/B [{(f.b_ns - f.b_half) * f.ghz:.3f}, "
+            f"{(f.b_ns + f.b_half) * f.ghz:.3f}], R² {f.r2:.4f}")
+
+
+@dataclass
+class Answer:
+    run: object
+    machine: str
+    floor: noise.NoiseFloor
+    results: list
+    sentences: list
+    headroom: list
+    fits: list
+    mix_name: str
+    mix: list
+    mix_verdicts: list
+
+
+def machine_label(context):
+    mask = context.get("cpu_mask", "none")
+    text = f"{context.get('cpu_model', '?')}, {context.get('num_cpus', '?')} CPUs"
+    text += f", host {context.get('host_name', '?')}"
+    if mask not in ("none", ""):
+        text += f", CRYPTOBENCH_CPU_MASK={mask}"
+    return text
+
+
+def machine_key(context):
+    return (context.get("host_name"), context.get("cpu_model"), context.get("num_cpus"),
+            context.get("cpu_flags_in_use", context.get("cpu_flags")), context.get("cpu_mask", "none"))
+
+
+def answer(run, mix_spec="tls-records", alpha=0.05):
+    floor = noise.noise_floor(run)
+    results = classify(run, floor, alpha)
+    if not results:
+        raise ResultsError(f"{run.path}: no workload with a measured library")
+    fit_list = costmodel.fits(run)
+    mix_name, mix = costmodel.load_mix(mix_spec)
+    return Answer(run, machine_label(run.context), floor, results, merge(results), headroom(run),
+                  fit_list, mix_name, mix, mix_verdicts(run, fit_list, mix, floor, alpha))
+
+
+def render_console(a):
+    """The answer on one screen (at most CONSOLE_LINES lines)."""
+    ctx = a.run.context
+    lines = [f"== Which AES library: {a.machine}",
+             f"   {len(a.run.benchmarks)} benchmarks x {a.run.repetitions} repetitions; "
+             f"{a.floor.describe()}", ""]
+    lines.append("Fastest library per workload (margin over the runner-up [95% interval]):")
+    for s in a.sentences:
+        lines.append("  " + sentence_text(s, ctx, a.floor, long_names=False))
+    if a.headroom:
+        lines += ["", "Headroom, 1 thread (hand-written kernels show what the hardware allows):"]
+        lines += ["  " + headroom_text(h, ctx) for h in a.headroom]
+    if a.mix_verdicts:
+        total = sum(w for _, w in a.mix)
+        mean = sum(s * w for s, w in a.mix) / total
+        lines += ["", f"Traffic mix {a.mix_name} (mean {mean:,.0f} B per message; "
+                      "time per message from the cost model):"]
+        lines += [mix_text(v, ctx, a.floor) for v in a.mix_verdicts]
+    cross = crossover_lines(a.run, a.fits)
+    if cross:
+        lines += ["", "Cost model (time = a + b x bytes, 1 thread): cheapest library by size"]
+        lines += cross
+    if len(lines) > CONSOLE_LINES - 1:
+        lines = lines[:CONSOLE_LINES - 2] + ["  ... (cut to fit one screen)"]
+    lines.append("Full table, every backend and the fits: selection.md")
+    return lines
+
+
+def _md_row(cells):
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
+def render_markdown(a):
+    """selection.md: every class with the full ranking, the fits, the mix."""
+    ctx = a.run.context
+    out = [f"# Which AES library: {a.machine}", "", f"Run: `{a.run.path}`; "
+           f"{len(a.run.benchmarks)} benchmarks x {a.run.repetitions} repetitions; "
+           f"{a.floor.describe()}.", "", "## The answer", ""]
+    out += ["- " + sentence_text(s, ctx, a.floor) for s in a.sentences]
+    out += ["", "## Every workload class", "",
+            _md_row(["workload", "sizes", "threads", "codec", "pool", "libraries, best first",
+                     "margin [95%]", "p", "verdict", "hand-written"]),
+            _md_row(["---"] * 10)]
+    for r in a.results:
+        unit = r.scenario.unit
+        ranking = "; ".join(f"{b} {v:,.4g}" for b, v in r.ranking)
+        hand = "; ".join(f"{b} {v:,.4g}" for b, v in r.hand_written) or "-"
+        margin = "-" if math.isnan(r.margin) else (
+            f"{r.margin:.3f}x" + ("" if math.isnan(r.low) else f" [{r.low:.3f}, {r.high:.3f}]"))
+        out.append(_md_row([_what(r.fixed), ", ".join(size_text(s) for s in r.sizes),
+                            r.dims["threads"], r.dims["codec"], r.dims["pool"],
+                            f"{ranking} ({unit})", margin,
+                            "-" if math.isnan(r.p) else f"{r.p:.3g}", r.verdict, hand]))
+    if a.headroom:
+        out += ["", "## Headroom", ""] + ["- " + headroom_text(h, ctx) for h in a.headroom]
+    if a.fits:
+        out += ["", "## Cost model: time per call = a + b x bytes", "",
+                "Weighted least squares (weights 1/time²) over every repetition of the size "
+                "ladder, 1 thread, no codec, pooled buffers, cached key; 95% intervals.", "",
+                _md_row(["backend", "op", "cipher", "a (ns/call)", "b (cycles/byte)", "R²",
+                         "sizes", "points"]), _md_row(["---"] * 8)]
+        for f in a.fits:
+            out.append(_md_row([f.backend, f.op, f.cipher,
+                                f"{f.a_ns:,.1f} ± {f.a_half:,.1f}",
+                                f"{f.cycles_per_byte:.3f} ± {f.b_half * f.ghz:.3f}",
+                                f"{f.r2:.4f}", f"{min(f.sizes)}-{max(f.sizes)}", f.points]))
+        out += ["", "Cheapest library along the ladder:", ""] + \
+               ["-" + line[1:] for line in crossover_lines(a.run, a.fits)]
+    if a.mix_verdicts:
+        out += ["", f"## Traffic mix {a.mix_name}", "",
+                "sizes and weights: " + ", ".join(f"{size_text(s)} x {w:g}" for s, w in a.mix), ""]
+        out += ["-" + mix_text(v, ctx, a.floor)[1:] for v in a.mix_verdicts]
+        for v in a.mix_verdicts:
+            out += ["", f"{v.what}, every library for this mix:", "",
+                    _md_row(["backend", "ns per message", "MB/s"]), _md_row(["---"] * 3)]
+            out += [_md_row([m.fit.backend, f"{m.time_ns:,.1f}", f"{m.mb_per_s:,.0f}"])
+                    for m in v.scores]
+    return "\n".join(out) + "\n"
