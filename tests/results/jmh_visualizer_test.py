@@ -29,7 +29,7 @@ metric of the drop-down is selected in turn and the page checked again.
 A check that passes a page which never rendered proves nothing, so the same
 checks must also fail on broken copies of RUN's export (a score of "NaN", no
 allocation metric, a metric on one result only, a missing scoreUnit, a
-truncated file).
+truncated file, a top-level object).
 
 A limit of the visualizer, not of the export: its Compare view divides by a
 run's score, so a metric that is 0 in a run (no allocations with pooled
@@ -223,7 +223,7 @@ class Page:
     def __init__(self, browser, url):
         self.browser = browser
         self.problems = []
-        self.dialog_opened = False
+        self.gave_up = False  # a dialog or an uncaught exception: nothing more will render
         self.context = "loading"
         self.target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         self.session = browser.send("Target.attachToTarget",
@@ -242,7 +242,7 @@ class Page:
     def _on_event(self, method, params):
         if method == "Page.javascriptDialogOpening":
             self.problem(f"{params['type']}() dialog: {params['message']}")
-            self.dialog_opened = True
+            self.gave_up = True
             # Answered at once: an open dialog blocks the page's JavaScript.
             self.browser.post("Page.handleJavaScriptDialog", {"accept": True}, self.session)
         elif method == "Runtime.consoleAPICalled" and params["type"] in ("error", "assert"):
@@ -251,6 +251,7 @@ class Page:
         elif method == "Runtime.exceptionThrown":
             details = params["exceptionDetails"]
             self.problem("uncaught exception: " + details.get("exception", {}).get("description", details["text"]))
+            self.gave_up = True
         elif method == "Log.entryAdded" and params["entry"]["level"] == "error":
             entry = params["entry"]
             self.problem(f"console error ({entry['source']}): {entry['text']}")
@@ -262,13 +263,13 @@ class Page:
         return result["result"].get("value")
 
     def wait_for(self, expression, timeout=WAIT):
-        """The expression's value once it is truthy, or None on timeout or
-        when a dialog opened (the visualizer gave up on the file)."""
+        """The expression's value once it is truthy; None on timeout or
+        once the page gave up."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             value = self.evaluate(expression)
-            if value or self.dialog_opened:
-                return value
+            if value or self.gave_up:
+                return value or None
             self.browser.pump(0.2)
         return None
 
@@ -468,14 +469,14 @@ def broken_copies(results, folder):
 
     def no_allocation_metric(rs):
         for r in rs:
-            del r["secondaryMetrics"][ALLOCATION_METRICS[0]]
+            r["secondaryMetrics"].pop(ALLOCATION_METRICS[0], None)
 
     def metric_on_one_result(rs):
         for r in rs[1:]:
-            del r["secondaryMetrics"][ALLOCATION_METRICS[1]]
+            r["secondaryMetrics"].pop(ALLOCATION_METRICS[1], None)
 
     def no_score_unit(rs):
-        del rs[0]["primaryMetric"]["scoreUnit"]
+        rs[0]["primaryMetric"].pop("scoreUnit", None)
 
     cases = [(*variant("score-nan", score_nan), r"NaN"),
              (*variant("no-allocation-metric", no_allocation_metric),
@@ -486,6 +487,10 @@ def broken_copies(results, folder):
     with open(truncated, "w", encoding="utf-8") as f:
         f.write(json.dumps(results)[:1000])
     cases.append(("truncated", truncated, results, r"alert\(\) dialog"))
+    top_level_object = os.path.join(folder, "broken-top-level-object.json")
+    with open(top_level_object, "w", encoding="utf-8") as f:
+        json.dump({"results": results}, f)
+    cases.append(("top-level-object", top_level_object, results, r"never listed the benchmark classes"))
     return cases
 
 
@@ -513,6 +518,8 @@ def check_site(site):
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves files without a log line per request."""
+
     def log_message(self, *args):
         pass
 
