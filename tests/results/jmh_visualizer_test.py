@@ -354,7 +354,6 @@ def check_sections(page, expected):
             page.problem(f"class {cls}: {section['labels']} labelled bars for {len(keys)} results")
     for cls in sections.keys() - expected.keys():
         page.problem(f"class {cls} is on the page but not in the export")
-    return state
 
 
 def check_metric_menu(page, results):
