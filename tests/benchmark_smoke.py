@@ -49,6 +49,9 @@ def fail(message):
 
 def main():
     binary, suite, pattern = sys.argv[1:4]
+    # The suite's own repetitions (--list-suites does not say; the decision
+    # suite has 5, every other suite 1).
+    expected_repetitions = 5 if suite == "decision" else 1
     common = [binary, f"--suite={suite}", f"--benchmark_filter={pattern}"]
     listed = subprocess.run(common + ["--benchmark_list_tests"], capture_output=True,
                             text=True, check=True).stdout.split()
@@ -72,7 +75,12 @@ def main():
 
     seen = {}
     for b in doc["benchmarks"]:
-        seen[b["name"]] = seen.get(b["name"], 0) + 1
+        if b.get("run_type") == "aggregate":
+            continue  # mean, median, ... of a suite's repetitions
+        seen.setdefault(b["name"], set()).add(b.get("repetition_index", 0))
+        if b.get("repetitions", 1) != expected_repetitions:
+            fail(f"{b['name']}: {b.get('repetitions')} repetitions, expected the suite's "
+                 f"{expected_repetitions}")
         if b.get("error_occurred"):
             fail(f"{b['name']}: {b.get('error_message')}")
         key_setup = b["name"].startswith("keysetup/")
@@ -98,10 +106,12 @@ def main():
     missing = [n for n in listed if n not in seen]
     if missing:
         fail(f"{len(missing)} listed benchmarks missing from the JSON, e.g. {missing[0]}")
-    extra = [n for n, k in seen.items() if k != 1 or n not in listed]
+    extra = [n for n, k in seen.items()
+             if k != set(range(expected_repetitions)) or n not in listed]
     if extra:
         fail(f"unexpected or repeated benchmarks, e.g. {extra[0]}")
-    print(f"{suite}: {len(listed)} benchmarks present, verified, figures positive, "
+    print(f"{suite}: {len(listed)} benchmarks x {expected_repetitions} repetitions present, "
+          "verified, figures positive, "
           f"allocation counters {'checked' if counting else 'off in this build'}")
 
 

@@ -386,6 +386,37 @@ def crossover_lines(run, fit_list):
     return lines
 
 
+def reference_crossovers(run, fit_list, reference="openssl", only_cheapest=False):
+    """Where the library most people use (OpenSSL through EVP) crosses the
+    others along the ladder: per call it costs a, per byte b; the line of
+    another library crosses its line at (a_ref - a) / (b - b_ref)."""
+    groups = OrderedDict()
+    for f in fit_list:
+        if not is_hand_written(run.context, f.backend):
+            groups.setdefault((f.op, f.cipher), []).append(f)
+    lines = []
+    for (op, cipher), group in groups.items():
+        ref = next((f for f in group if f.backend == reference), None)
+        if ref is None:
+            continue
+        low, high = min(ref.sizes), max(ref.sizes)
+        cheapest = {b for b, _, _ in costmodel.envelope(group, low, high)}
+        for g in group:
+            if g is ref or g.b_ns == ref.b_ns or (only_cheapest and g.backend not in cheapest):
+                continue
+            x = (ref.a_ns - g.a_ns) / (g.b_ns - ref.b_ns)
+            if not low < x < high:
+                continue
+            if ref.a_ns > g.a_ns:
+                why = (f"below ~{x:,.0f} B {reference}'s per-call cost ({ref.a_ns:,.0f} ns against "
+                       f"{g.a_ns:,.0f}) makes it slower than {g.backend}")
+            else:
+                why = (f"above ~{x:,.0f} B {reference}'s per-byte cost ({ref.cycles_per_byte:.2f} "
+                       f"against {g.cycles_per_byte:.2f} c/B) makes it slower than {g.backend}")
+            lines.append(f"  {cipher.upper()} {OPS.get(op, op)}: {why}")
+    return lines
+
+
 def fit_text(f):
     return (f"a = {f.a_ns:,.1f} ns [{f.a_ns - f.a_half:,.1f}, {f.a_ns + f.a_half:,.1f}], "
             f"b = {f.cycles_per_byte:.3f} c/B [{(f.b_ns - f.b_half) * f.ghz:.3f}, "
@@ -448,11 +479,12 @@ def render_console(a):
         mean = sum(s * w for s, w in a.mix) / total
         lines += ["", f"Traffic mix {a.mix_name} (mean {mean:,.0f} B per message; "
                       "time per message from the cost model):"]
-        lines += [mix_text(v, ctx, a.floor) for v in a.mix_verdicts]
+        lines += [mix_text(v, {}, a.floor) for v in a.mix_verdicts]  # backend names alone
     cross = crossover_lines(a.run, a.fits)
     if cross:
         lines += ["", "Cost model (time = a + b x bytes, 1 thread): cheapest library by size"]
         lines += cross
+        lines += reference_crossovers(a.run, a.fits, only_cheapest=True)
     if len(lines) > CONSOLE_LINES - 1:
         lines = lines[:CONSOLE_LINES - 2] + ["  ... (cut to fit one screen)"]
     lines.append("Full table, every backend and the fits: selection.md")
@@ -497,8 +529,9 @@ def render_markdown(a):
                                 f"{f.a_ns:,.1f} ± {f.a_half:,.1f}",
                                 f"{f.cycles_per_byte:.3f} ± {f.b_half * f.ghz:.3f}",
                                 f"{f.r2:.4f}", f"{min(f.sizes)}-{max(f.sizes)}", f.points]))
-        out += ["", "Cheapest library along the ladder:", ""] + \
-               ["-" + line[1:] for line in crossover_lines(a.run, a.fits)]
+        out += ["", "Cheapest library along the ladder, and where OpenSSL (EVP) crosses the "
+                "others:", ""] + ["-" + line[1:] for line in crossover_lines(a.run, a.fits)
+                                  + reference_crossovers(a.run, a.fits)]
     if a.mix_verdicts:
         out += ["", f"## Traffic mix {a.mix_name}", "",
                 "sizes and weights: " + ", ".join(f"{size_text(s)} x {w:g}" for s, w in a.mix), ""]
