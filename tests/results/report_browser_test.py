@@ -1,10 +1,12 @@
 #!/usr/bin/python3
-"""report_browser_test.py: renders the HTML report of a run in headless
-Chromium (Debian's) and fails on any console message (errors, uncaught
-exceptions) or on a chart that the browser did not render with data marks.
-Writes a screenshot next to the report.
+"""report_browser_test.py: renders the HTML report of one or several runs in
+headless Chromium (Debian's) and fails on any console message (errors,
+uncaught exceptions) or on a chart that the browser did not render with data
+marks. Writes two screenshots next to the report: the first screen a reader
+sees (report-first-screen.png, 1280x1000: it must show the answer) and a
+tall one of the whole report (report.png).
 
-usage: report_browser_test.py RUN.json OUT_DIR EXPECTED_CHART_COUNT
+usage: report_browser_test.py OUT_DIR EXPECTED_CHART_COUNT RUN.json [RUN2.json ...]
 """
 import os
 import re
@@ -15,7 +17,10 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLI = os.path.join(os.path.dirname(os.path.dirname(HERE)), "tools", "results", "cryptobench-results")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--hide-scrollbars"]
+FIRST_SCREEN = (1280, 1000)
+TALL_SCREEN_PER_RUN = (1280, 7000)
 
 
 def chromium(args):
@@ -25,12 +30,19 @@ def chromium(args):
                               capture_output=True, text=True, timeout=120)
 
 
+def screenshot(url, png, width, height):
+    shot = chromium([f"--window-size={width},{height}", f"--screenshot={png}", url])
+    return shot.returncode == 0 and os.path.exists(png) and os.path.getsize(png) > 0
+
+
 def main():
-    run_json, out_dir, expected = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    if len(sys.argv) < 4:
+        print(__doc__.strip().splitlines()[-1])
+        return 2
+    out_dir, expected, runs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
     os.makedirs(out_dir, exist_ok=True)
     html = os.path.join(out_dir, "report.html")
-    png = os.path.join(out_dir, "report.png")
-    subprocess.run([sys.executable, CLI, "report", run_json, "-o", html], check=True)
+    subprocess.run([sys.executable, CLI, "report", *runs, "-o", html], check=True)
     url = "file://" + os.path.abspath(html)
 
     dom = chromium(["--dump-dom", url])
@@ -48,11 +60,13 @@ def main():
         print(f"FAIL: expected {expected} rendered charts, browser says {ok} of {total}")
         return 1
 
-    shot = chromium(["--window-size=1200,4000", f"--screenshot={png}", url])
-    if shot.returncode != 0 or not os.path.getsize(png):
-        print("FAIL: no screenshot")
-        return 1
-    print(f"screenshot: {png}")
+    for name, (width, height) in (("report-first-screen.png", FIRST_SCREEN),
+                                  ("report.png", (TALL_SCREEN_PER_RUN[0], TALL_SCREEN_PER_RUN[1] * len(runs)))):
+        png = os.path.join(out_dir, name)
+        if not screenshot(url, png, width, height):
+            print(f"FAIL: no screenshot {png}")
+            return 1
+        print(f"screenshot: {png}")
     print(f"PASS: {total} charts rendered, no console messages")
     return 0
 

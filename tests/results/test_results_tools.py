@@ -18,13 +18,14 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from html import escape
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TOOLS = os.path.join(ROOT, "tools", "results")
 sys.path.insert(0, TOOLS)
 
-from cryptobench_results import bounds, compare, gbench, jmh, ratio, report, stats  # noqa: E402
+from cryptobench_results import bounds, compare, gbench, jmh, ratio, report, stats, svg  # noqa: E402
 from cryptobench_results import answer, costmodel, noise  # noqa: E402
 
 GOLDEN = os.path.join(HERE, "golden")
@@ -410,7 +411,9 @@ class AnswerTest(unittest.TestCase):
     def test_golden_output(self):
         golden_check(self, "select_decision.expected.txt",
                      "\n".join(answer.render_console(self.answer)) + "\n")
-        golden_check(self, "select_decision.expected.md", answer.render_markdown(self.answer))
+        # The run's path, relative to the checkout: the expected output holds in any clone.
+        golden_check(self, "select_decision.expected.md",
+                     answer.render_markdown(self.answer).replace(ROOT + os.sep, ""))
 
     def test_one_answer_per_machine(self):
         r = run_cli("select", DECISION_A, DECISION_MASKED)
@@ -425,26 +428,138 @@ class AnswerTest(unittest.TestCase):
         self.assertTrue(all("(run " in h for h in headers))
 
 
-EXPECTED_CHARTS = ["thread-sweep-pool-off", "thread-sweep-pool-on", "size-scaling-encrypt",
-                   "size-scaling-decrypt", "size-scaling-roundtrip", "codec-pool", "allocations"]
+EXPECTED_CHARTS = ["size-time-encrypt-aes-128-cbc", "size-time-decrypt-aes-128-cbc",
+                   "size-time-roundtrip-aes-128-cbc", "thread-sweep-pool-off", "thread-sweep-pool-on",
+                   "codec-pool", "allocations", "cycles-encrypt-aes-128-cbc", "cycles-decrypt-aes-128-cbc"]
+# The report's parts in the order a reader meets them: the answer first, the context last.
+SECTION_ORDER = ["<h2>Which AES library: ", "<table class='answer'>", "<h3>Traffic mix ",
+                 "<h3>Time against size: the cost model</h3>", "<h3>Seed 000 thread sweep</h3>",
+                 "<h3>Codec and pool overhead</h3>", "<h3>Allocations per operation</h3>",
+                 "<h3>Cycles per byte against the hardware bound</h3>", "<h3>Key handling</h3>",
+                 "<details><summary>Context</summary>"]
+
+
+def machine_sections(html):
+    """The report's machine sections, each from its <section> to the next."""
+    return html.split("<section id=")[1:]
 
 
 class ReportTest(unittest.TestCase):
-    def test_every_chart_and_table(self):
-        html = report.render(gbench.load_run(FAST))
-        for chart in EXPECTED_CHARTS:
-            self.assertIn(f'<figure data-chart="{chart}">', html)
-        for heading in ("The answer", "Context", "Cycles per byte", "Allocations per operation"):
-            self.assertIn(f"<h2>{heading}</h2>", html)
+    def check_clean(self, html):
         self.assertNotIn("http://", html.replace('xmlns="http://www.w3.org/2000/svg"', ""))
         self.assertNotIn("https://", html)
-        self.assertNotIn("NaN", html)
+        self.assertNotRegex(html, r"(?i)\bnan\b|undefined|\binf\b")
+
+    def test_every_chart_and_table(self):
+        html = report.render([gbench.load_run(FAST)])
+        for chart in EXPECTED_CHARTS:
+            self.assertIn(f'<figure data-chart="{chart}">', html)
+        self.assertEqual(html.count("<figure data-chart="), len(EXPECTED_CHARTS))
+        self.assertEqual(len(machine_sections(html)), 1)
+        self.check_clean(html)
+
+    def test_the_answer_comes_first(self):
+        run = gbench.load_run(DECISION_A)
+        a = answer.answer(run)
+        html = report.render([run])
+        self.check_clean(html)
+        positions = [html.index(part) for part in SECTION_ORDER]
+        self.assertEqual(positions, sorted(positions))
+        self.assertLess(html.index("<table class='answer'>"), html.index("<figure"))
+        decisions = html[html.index("<table class='answer'>"):html.index("<h3>Traffic mix ")]
+        self.assertEqual(decisions.count("<tr class="), len(a.sentences))
+        self.assertIn("<b>Noise floor 61.5%</b>", html)
+        ties = [s for s in a.sentences if s.first.verdict in ("noise", "not-significant")]
+        self.assertTrue(ties)
+        self.assertEqual(decisions.count("<tr class='tie'>"), len(ties))
+        self.assertEqual(decisions.count("tie: within the 61.5% noise floor")
+                         + decisions.count("tie: not significant"), len(ties))
+        for s in a.sentences:
+            self.assertIn(escape(answer.workload_text(s)), decisions)
+        self.assertNotIn("<b>aesni</b>", decisions)  # hand-written: never the library to use
+        mix = html[html.index("<h3>Traffic mix "):html.index("<h3>Time against size")]
+        self.assertIn("Traffic mix tls-records: mean 5,799 B per message", mix)
+        self.assertEqual(mix.count("<tr class="), len(a.mix_verdicts))
+        self.assertIn("<b>aesni</b></span> 6,680 MB/s", mix)  # the hand-written figure as headroom
+        self.assertIn(escape("lines: the cost model's fit, a + b x bytes"), html)
+        self.assertIn("hardware bound", html)
+
+    def test_mix_is_passed_to_the_answer(self):
+        html = report.render([gbench.load_run(DECISION_A)], mix="imix")
+        self.assertIn("Traffic mix imix: mean ", html)
+
+    def test_every_backend_keeps_one_distinct_style(self):
+        names = [f"backend{i}" for i in range(100)]
+        styles = svg.backend_styles(names, {"backend3"})
+        self.assertEqual(len({styles[n].colour for n in names[:20]}), 20)
+        self.assertEqual(len({(s.colour, s.marker) for s in styles.values()}), 100)
+        self.assertEqual(styles["backend3"].label, "backend3 (hand-written)")
+        self.assertTrue(styles["backend3"].dash)
+        self.assertFalse(any(s.dash for n, s in styles.items() if n != "backend3"))
+        html = report.render([gbench.load_run(DECISION_A), gbench.load_run(DECISION_MASKED)])
+        for section in machine_sections(html):  # the same colours in every machine's section
+            self.assertIn("<span class='sw' style='background:#0067a5'></span><b>nettle</b>", section)
+            self.assertIn("<span class='sw' style='background:#f38400'></span><b>aesni</b>", section)
+        self.assertIn("aesni (hand-written)", html)
+
+    def test_text_is_escaped(self):
+        with open(FAST) as f:
+            doc = json.load(f)
+        doc["context"]["host_name"] = "<i>vm</i>"
+        doc["context"]["backend.openssl.library"] = "Open<SSL> & co"
+        with tempfile.TemporaryDirectory() as d:
+            html = report.render([gbench.load_run(write_json(d, "<run>.json", doc))])
+        self.assertNotIn("<i>vm</i>", html)
+        self.assertIn("host &lt;i&gt;vm&lt;/i&gt;", html)
+        self.assertIn("Open&lt;SSL&gt; &amp; co", html)
+        self.assertNotIn("<run>", html)
+
+
+class MachinesReportTest(unittest.TestCase):
+    def test_one_section_per_machine_each_with_its_answer(self):
+        runs = [gbench.load_run(DECISION_A), gbench.load_run(DECISION_MASKED)]
+        html = report.render(runs)
+        sections = machine_sections(html)
+        self.assertEqual(len(sections), 2)
+        for section, run in zip(sections, runs):
+            label = answer.machine_label(run.context)
+            self.assertIn(f"<h2>Which AES library: {escape(label)}</h2>", section)
+            self.assertIn(escape(run.path), section)
+            decisions = section[section.index("<table class='answer'>"):section.index("<h3>Traffic mix ")]
+            self.assertEqual(decisions.count("<tr class="), len(answer.answer(run).sentences))
+            self.assertEqual(section.count("<h3>Traffic mix tls-records"), 1)
+            positions = [section.index(part) for part in SECTION_ORDER]
+            self.assertEqual(positions, sorted(positions))
+        self.assertIn("CRYPTOBENCH_CPU_MASK=vaes,avx2", sections[1])
+        self.assertNotIn("CRYPTOBENCH_CPU_MASK=vaes,avx2</h2>", sections[0])
+        charts = [c for c in html.split('<figure data-chart="')[1:]]
+        ids = [c[:c.index('"')] for c in charts]
+        self.assertEqual(len(ids), len(set(ids)))  # unique in the document
+        self.assertEqual(len(ids), 2 * len(EXPECTED_CHARTS) - 2)  # no roundtrip ladder in these runs
+        self.assertIn("<a href='#machine-2'>", html)
+
+    def test_runs_of_one_machine_are_each_labelled_with_their_path(self):
+        html = report.render([gbench.load_run(DECISION_A), gbench.load_run(DECISION_B)])
+        sections = machine_sections(html)
+        self.assertEqual(len(sections), 2)
+        self.assertIn(f"(run {escape(DECISION_A)})</h2>", sections[0])
+        self.assertIn(f"(run {escape(DECISION_B)})</h2>", sections[1])
+
+    def test_the_cli_takes_several_runs_and_a_mix(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.html")
+            r = run_cli("report", DECISION_A, DECISION_MASKED, "-o", out, "--mix", "imix")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out, encoding="utf-8") as f:
+                html = f.read()
+        self.assertEqual(len(machine_sections(html)), 2)
+        self.assertEqual(html.count("Traffic mix imix"), 2)
 
 
 class KeyHandlingReportTest(unittest.TestCase):
     def test_every_key_mode_with_its_ratio_to_cached(self):
-        html = report.render(gbench.load_run(KEYS))
-        section = html[html.index("<h2>Key handling</h2>"):html.index("<h2>Context</h2>")]
+        html = report.render([gbench.load_run(KEYS)])
+        section = html[html.index("<h3>Key handling</h3>"):html.index("<details><summary>Context")]
         for key in ("cached", "per-op", "hmac-sha256", "pbkdf2-sha256-1000", "pbkdf2-sha256-10000"):
             self.assertIn(f"<th>{key}</th>", section)
         self.assertIn("(x1)", section)           # cached against itself
@@ -452,7 +567,7 @@ class KeyHandlingReportTest(unittest.TestCase):
         self.assertIn("key schedules), time per setup", section)
 
     def test_absent_section_says_so(self):
-        html = report.render(gbench.load_run(FAST))
+        html = report.render([gbench.load_run(FAST)])
         self.assertIn("Not in this run (suite seed002-keys)", html)
 
 
@@ -615,6 +730,7 @@ class CliTest(unittest.TestCase):
             with open(FAST) as src, open(truncated, "w") as f:
                 f.write(src.read()[:1000])
             for args in (["jmh", truncated, "-o", out], ["report", truncated, "-o", out],
+                         ["report", FAST, "-o", out, "--mix", "no-such-mix"],
                          ["compare", FAST, truncated], ["select", os.path.join(d, "none.json")],
                          ["select", FAST, "--mix", "no-such-mix"],
                          ["compare", FAST, FAST, "--metrics", "speed"]):

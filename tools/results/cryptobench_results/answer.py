@@ -257,6 +257,22 @@ def sentence_text(sentence, context, floor, long_names=True):
     return head + f"{pair}, untested (too few repetitions: run 5 or more)"
 
 
+def workload_text(sentence):
+    """What a sentence is about (its words before the colon), for a table's first column."""
+    return f"{_what(sentence.fixed)}, {_describe_dims(sentence, None)}"
+
+
+def sentence_figures(sentence):
+    """(margin, low, high, p) of a sentence as its text states them; NaN where it has none."""
+    members = sentence.members
+    margin = stats.geometric_mean([m.margin for m in members]) if sentence.first.runner_up else math.nan
+    lows = [m.low for m in members if not math.isnan(m.low)]
+    highs = [m.high for m in members if not math.isnan(m.high)]
+    ps = [m.p for m in members if not math.isnan(m.p)]
+    return (margin, min(lows) if lows else math.nan, max(highs) if highs else math.nan,
+            max(ps) if ps else math.nan)
+
+
 @dataclass
 class Headroom:
     what: str
@@ -449,6 +465,17 @@ def machine_label(context):
 def machine_key(context):
     return (context.get("host_name"), context.get("cpu_model"), context.get("num_cpus"),
             context.get("cpu_flags_in_use", context.get("cpu_flags")), context.get("cpu_mask", "none"))
+
+
+def machine_sections(runs):
+    """[(label, run)]: the runs grouped by machine, machines in the order they
+    first appear; a machine with several runs gets one entry per run, its
+    label naming the run, so that no answer hides another."""
+    machines = OrderedDict()
+    for run in runs:
+        machines.setdefault(machine_key(run.context), []).append(run)
+    return [(machine_label(run.context) + (f" (run {run.path})" if len(group) > 1 else ""), run)
+            for group in machines.values() for run in group]
 
 
 def answer(run, mix_spec="tls-records", alpha=0.05):

@@ -1,25 +1,43 @@
 """The offline HTML report: one self-contained file (inline CSS and SVG, a
 few lines of inline script for the self-check; nothing fetched), built from
-one raw run. Sections: the answer (answer.py), seed-000 thread sweep,
-throughput against payload size per operation, codec and pool overhead,
-allocations per operation, cycles per byte across sizes, key handling (seed
-002), and the context. A section whose benchmarks the run lacks says so."""
+one or several raw runs.
+
+It leads with the answer (answer.py), because that is what a reader opens it
+for: per machine, the decision table (the library to use per workload,
+margin [95% interval], p, verdict; ties as ties, the noise floor stated) and
+the verdict for a message-size mix. The evidence follows: time against size
+with the cost model's fitted lines, the seed-000 thread sweep, codec and
+pool overhead, allocations, cycles per byte against the hardware bound, key
+handling (seed 002); the run's context last, collapsed. Several runs give a
+section per machine, several runs of one machine one per run, as `select`
+does (answer.machine_sections). A part whose benchmarks a run lacks says so.
+"""
 import math
 from collections import OrderedDict
+from dataclasses import dataclass
 from html import escape
 
 from . import answer as answers
-from . import stats, svg
+from . import bounds, stats, svg
+from .gbench import ResultsError
 
 STYLE = """
-body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}
-h1{font-size:22px} h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;font-size:13px;margin:8px 0}
-td,th{border:1px solid #ddd;padding:3px 8px;text-align:right} th{background:#f4f4f4}
-td.l,th.l{text-align:left} .note{color:#555;font-size:13px}
-svg .title{font-size:14px;font-weight:600} svg .tick{font-size:11px;fill:#444}
-svg .axis{font-size:12px;fill:#222} svg .legend{font-size:12px} svg .grid{stroke:#eee}
-svg .whisker{stroke-width:1.5}
+body{font-family:system-ui,sans-serif;margin:18px 20px;color:#1a1a1a;max-width:1240px;font-size:15px;
+line-height:1.35}
+h1{font-size:24px;margin:0 0 4px} h2{font-size:21px;margin:22px 0 4px;padding-bottom:3px;
+border-bottom:2px solid #0067a5} h3{font-size:17px;margin:28px 0 6px;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;font-size:14px;margin:6px 0}
+td,th{border:1px solid #d0d0d0;padding:4px 8px;text-align:right;vertical-align:top}
+th{background:#f0f0f0} td.l,th.l{text-align:left} .note{color:#555;font-size:13.5px;margin:4px 0}
+table.answer td{font-size:14.5px} tr.decided td.use b{font-size:15.5px}
+tr.tie td{background:#f6f6f6} tr.tie td.verdict{color:#8a5a00}
+.nm{white-space:nowrap} .lib{color:#666;font-size:12.5px} .hw{color:#666;font-style:italic}
+.sw{display:inline-block;width:10px;height:10px;margin-right:5px;border-radius:2px}
+.charts{display:flex;flex-wrap:wrap;gap:4px 12px} figure{margin:6px 0} figcaption{max-width:600px}
+details{margin-top:28px} summary{font-size:17px;font-weight:600;cursor:pointer}
+svg .title{font-size:15px;font-weight:600} svg .tick{font-size:12px;fill:#444}
+svg .axis{font-size:13px;fill:#222} svg .legend{font-size:13px} svg .grid{stroke:#ececec}
+svg .frame{fill:none;stroke:#bbb} svg .whisker{stroke-width:1.5}
 """
 
 # Runs in the browser: every chart must have been parsed into an SVG with
@@ -31,6 +49,34 @@ var b=s?s.getBBox():{width:0};if(s&&m.length>0&&b.width>0){ok++;}else{bad.push(f
 var e=document.getElementById('selfcheck');e.textContent='charts rendered: '+ok+' of '+figs.length+
 (bad.length?'; empty: '+bad.join(', '):'');e.dataset.ok=String(ok);e.dataset.total=String(figs.length);})();
 """
+
+VERDICTS = {"decided": "decided", "not-significant": "tie: not significant",
+            "untested": "untested: too few repetitions (run 5 or more)",
+            "single": "only one library measured"}
+TIES = ("noise", "not-significant", "untested")
+CODEC_ORDER = ["none", "base64", "hex"]
+CODECS = {"none": "no codec", "base64": "Base64", "hex": "hex"}
+HAND_WRITTEN_NOTE = ("dashed: hand-written kernels, the hardware's headroom, never a "
+                     "recommendation")
+
+
+@dataclass
+class Machine:
+    """What one machine section is drawn from: its run and answer, the
+    document's backend styles (one per backend across all sections), and the
+    prefix that keeps its chart ids unique in the document."""
+    run: object
+    answer: object
+    styles: dict
+    prefix: str
+
+    def order(self, backend):
+        """Where the backend is in the document's order: legends and tables follow it."""
+        return list(self.styles).index(backend)
+
+    def by_order(self, by_backend):
+        """A {backend: x} mapping's items in the document's backend order."""
+        return sorted(by_backend.items(), key=lambda item: self.order(item[0]))
 
 
 def summary(samples):
@@ -51,16 +97,49 @@ def matching(run, scenario, **params):
     return out
 
 
-def most_common(values):
-    counts = OrderedDict()
-    for v in values:
-        counts[v] = counts.get(v, 0) + 1
-    return max(counts, key=counts.get) if counts else None
+def ladder(run):
+    """{(op, cipher): {backend: {size: Benchmark}}}: the size ladder the cost
+    model fits (1 thread, no codec, pooled buffers, cached key, one message),
+    in run order."""
+    out = OrderedDict()
+    for b in run.benchmarks.values():
+        p = b.params
+        if (b.error or b.threads != 1 or p.get("codec") != "none" or p.get("pool") != "on"
+                or p.get("key") != "cached" or "messages" in p or "size" not in p):
+            continue
+        out.setdefault((p["op"], p["cipher"]), OrderedDict()).setdefault(p["backend"], {})[int(p["size"])] = b
+    return out
 
 
-def closest_size(benchmarks, target=4096):
-    sizes = sorted({int(b.params["size"]) for b in benchmarks})
-    return min(sizes, key=lambda s: abs(math.log2(s) - math.log2(target))) if sizes else None
+def num(value, spec, suffix=""):
+    """A figure for a cell; '-' where there is none, so NaN never shows."""
+    return "-" if value is None or math.isnan(value) else f"{value:{spec}}{suffix}"
+
+
+def p_text(p):
+    return "-" if math.isnan(p) else ("< 0.001" if p < 0.001 else f"{p:.2g}")
+
+
+def margin_text(margin, low, high):
+    if math.isnan(margin):
+        return "-"
+    interval = "" if math.isnan(low) or math.isnan(high) else f" [{low:.2f}, {high:.2f}]"
+    return f"{margin:.2f}x{interval}"
+
+
+def verdict_text(verdict, floor):
+    if verdict == "noise":
+        return f"tie: within the {100 * floor.value:.1f}% noise floor"
+    return VERDICTS[verdict]
+
+
+def name_html(m, backend, library=True):
+    """A backend as the tables show it: its chart colour, its name, whose code it is."""
+    style = m.styles[backend]
+    lib = answers.library(m.run.context, backend)
+    extra = f" <span class='lib'>{escape(lib)}</span>" if library and lib else ""
+    return (f"<span class='nm'><span class='sw' style='background:{style.colour}'></span>"
+            f"<b>{escape(backend)}</b>{extra}</span>")
 
 
 def figure(chart_id, svg_text, caption):
@@ -68,131 +147,324 @@ def figure(chart_id, svg_text, caption):
             f'<figcaption class="note">{escape(caption)}</figcaption></figure>')
 
 
-def section_context(run):
-    rows = "".join(f'<tr><th class="l">{escape(str(k))}</th><td class="l">{escape(str(v))}</td></tr>'
-                   for k, v in run.context.items() if not isinstance(v, (list, dict)))
-    return f"<h2>Context</h2><table>{rows}</table>"
+def charts(figures):
+    return f"<div class='charts'>{''.join(figures)}</div>"
 
 
-def section_thread_sweep(run):
+def absent(heading, why="Not in this run."):
+    return f"<h3>{escape(heading)}</h3><p class='note'>{escape(why)}</p>"
+
+
+def section_decisions(m):
+    """The answer's sentences as a table: one row per sentence."""
+    a = m.answer
+    rows = []
+    for s in a.sentences:
+        r = s.first
+        margin, low, high, p = answers.sentence_figures(s)
+        tie = r.verdict in TIES
+        use = f"{name_html(m, r.winner)} or {name_html(m, r.runner_up)}" if tie else name_html(m, r.winner)
+        over = name_html(m, r.runner_up, library=False) if r.runner_up else "-"
+        rows.append(f"<tr class='{'tie' if tie else r.verdict}'>"
+                    f"<td class='l'>{escape(answers.workload_text(s))}</td><td class='l use'>{use}</td>"
+                    f"<td class='nm'>{escape(margin_text(margin, low, high))}</td><td class='l'>{over}</td>"
+                    f"<td class='nm'>{escape(p_text(p))}</td>"
+                    f"<td class='l verdict'>{escape(verdict_text(r.verdict, a.floor))}</td></tr>")
+    return ("<table class='answer'><tr><th class='l'>workload</th><th class='l'>library to use</th>"
+            "<th>margin [95% interval]</th><th class='l'>over</th><th>p</th><th class='l'>verdict</th>"
+            f"</tr>{''.join(rows)}</table>")
+
+
+def section_mix(m):
+    """The verdict for the size mix, per op, with the hand-written figure as headroom."""
+    a = m.answer
+    total = sum(w for _, w in a.mix)
+    mean = sum(s * w for s, w in a.mix) / total
+    weights = ", ".join(f"{answers.size_text(s)} x {w:g}" for s, w in a.mix)
+    head = (f"<h3>Traffic mix {escape(a.mix_name)}: mean {mean:,.0f} B per message</h3>"
+            f"<p class='note'>Sizes x weights (message counts): {escape(weights)}. Time per message "
+            "from the cost model (1 thread, no codec, pooled buffers, cached key); margin: the "
+            "runner-up's time over the winner's.</p>")
+    if not a.mix_verdicts:
+        return head + ("<p class='note'>No cost model fit in this run: it needs a size ladder of 3 "
+                       "or more sizes (1 thread, no codec, pooled buffers, cached key).</p>")
+    rows = []
+    for v in a.mix_verdicts:
+        first = v.scores[0]
+        second = v.scores[1] if len(v.scores) > 1 else None
+        ratio, low, high, p = v.ratio
+        tie = v.verdict in TIES
+        use = name_html(m, first.fit.backend)
+        rates = f"{first.mb_per_s:,.0f}"
+        if second:
+            rates += f" vs {second.mb_per_s:,.0f}"
+            if tie:
+                use += f" or {name_html(m, second.fit.backend)}"
+        over = name_html(m, second.fit.backend, library=False) if second else "-"
+        headroom = "-"
+        if v.hand_written:
+            hw = v.hand_written
+            headroom = (f"{name_html(m, hw.fit.backend, library=False)} {hw.mb_per_s:,.0f} MB/s "
+                        f"<span class='hw'>({hw.mb_per_s / first.mb_per_s:.2f}x the fastest "
+                        "library)</span>")
+        rows.append(f"<tr class='{'tie' if tie else v.verdict}'><td class='l'>{escape(v.what)}</td>"
+                    f"<td class='l use'>{use}</td><td class='nm'>{rates}</td>"
+                    f"<td class='nm'>{escape(margin_text(ratio, low, high))}</td><td class='l'>{over}</td>"
+                    f"<td class='nm'>{escape(p_text(p))}</td>"
+                    f"<td class='l verdict'>{escape(verdict_text(v.verdict, a.floor))}</td>"
+                    f"<td class='l'>{headroom}</td></tr>")
+    return (head + "<table class='answer'><tr><th class='l'>operation</th><th class='l'>library to use</th>"
+            "<th>MB/s</th><th>margin [95% interval]</th><th class='l'>over</th><th>p</th>"
+            "<th class='l'>verdict</th><th class='l'>hand-written (headroom)</th></tr>"
+            f"{''.join(rows)}</table>")
+
+
+def fit_points(fit, low, high, steps=48):
+    """The fitted a + b x as a polyline, evenly spaced on a log size axis."""
+    return [(x, fit.time_ns(x)) for x in (low * (high / low) ** (k / steps) for k in range(steps + 1))]
+
+
+def section_size_time(m):
+    """Time per call against size, log-log: medians as points, the fit as lines."""
+    heading = "Time against size: the cost model"
+    fits = {(f.backend, f.op, f.cipher): f for f in m.answer.fits}
+    parts = []
+    for (op, cipher), by_backend in ladder(m.run).items():
+        sizes = sorted({s for per in by_backend.values() for s in per})
+        if len(sizes) < 2:
+            continue
+        series = []
+        for backend, per_size in m.by_order(by_backend):
+            points = [(s, *summary(b.samples["time_ns"])) for s, b in sorted(per_size.items())]
+            fit = fits.get((backend, op, cipher))
+            line = fit_points(fit, min(per_size), max(per_size)) if fit else None
+            series.append(svg.Series(m.styles[backend], points, line))
+        chart_id = f"{m.prefix}size-time-{op}-{cipher}"
+        what = f"{cipher.upper()} {answers.OPS.get(op, op)}"
+        chart = svg.line_chart(chart_id, f"{what}: time per call against size", series,
+                               "payload size (log scale)", "ns per call (log scale)",
+                               log_x=True, log_y=True, x_format=svg.size_label)
+        unfitted = [b for b, _ in m.by_order(by_backend) if (b, op, cipher) not in fits]
+        if not unfitted:
+            lines = "lines: the cost model's fit, a + b x bytes"
+        elif len(unfitted) == len(by_backend):
+            lines = ("lines join the medians (the cost model fits encryption and decryption over "
+                     "3 or more sizes)")
+        else:
+            lines = f"lines: the cost model's fit, a + b x bytes; medians joined for {', '.join(unfitted)}"
+        caption = ("1 thread, no codec, pooled buffers, cached key. Points: medians of repetitions, "
+                   f"whiskers min-max; {lines}")
+        parts.append(figure(chart_id, chart, caption + "; " + HAND_WRITTEN_NOTE + "."))
+    if not parts:
+        return absent(heading)
+    out = [f"<h3>{heading}</h3>", charts(parts)]
+    cross = answers.crossover_lines(m.run, m.answer.fits)
+    if cross:
+        out.append("<p class='note'>Cheapest library along the size ladder (from the fits):</p><ul>" +
+                   "".join(f"<li>{escape(line.strip())}</li>" for line in cross) + "</ul>")
+    if m.answer.fits:
+        rows = "".join(f"<tr><td class='l'>{name_html(m, f.backend, library=False)}</td>"
+                       f"<td class='l'>{escape(f.op)}</td><td class='l'>{escape(f.cipher)}</td>"
+                       f"<td>{num(f.a_ns, ',.1f')} ± {num(f.a_half, ',.1f')}</td>"
+                       f"<td>{num(f.cycles_per_byte, '.3f')} ± {num(f.b_half * f.ghz, '.3f')}</td>"
+                       f"<td>{num(f.r2, '.4f')}</td></tr>"
+                       for f in sorted(m.answer.fits, key=lambda f: (f.cipher, f.op, m.order(f.backend))))
+        out.append("<p class='note'>The fits: time per call = a + b x bytes, weighted least squares "
+                   "(weights 1/time²) over every repetition; 95% intervals.</p>"
+                   "<table><tr><th class='l'>backend</th><th class='l'>op</th><th class='l'>cipher</th>"
+                   f"<th>a (ns per call)</th><th>b (cycles per byte)</th><th>R²</th></tr>{rows}</table>")
+    return "".join(out)
+
+
+def section_thread_sweep(m):
     parts = []
     for pool in ("off", "on"):
-        bs = matching(run, "seed000", pool=pool)
+        bs = matching(m.run, "seed000", pool=pool)
         if not bs:
             continue
-        series = OrderedDict()
+        by_backend = OrderedDict()
         for b in bs:
-            s = summary(b.samples["ops_per_ms"])
-            series.setdefault(b.params["backend"], []).append((b.threads, *s))
-        chart = svg.line_chart(f"thread-sweep-pool-{pool}",
-                               f"Seed 000 roundtrip: ops/ms against threads (pool {pool})",
-                               list(series.items()), "threads", "ops/ms")
-        parts.append(figure(f"thread-sweep-pool-{pool}", chart,
+            point = (b.threads, *summary(b.samples["ops_per_ms"]))
+            by_backend.setdefault(b.params["backend"], []).append(point)
+        series = [svg.Series(m.styles[backend], points) for backend, points in m.by_order(by_backend)]
+        chart_id = f"{m.prefix}thread-sweep-pool-{pool}"
+        chart = svg.line_chart(chart_id, f"Seed 000 roundtrip: ops/ms against threads (pool {pool})",
+                               series, "threads", "ops/ms")
+        parts.append(figure(chart_id, chart,
                             "AES-128-CBC, 100-character message + counter, Base64, new key schedule "
-                            "per operation; all threads together; whiskers: min-max of repetitions."))
+                            "per operation; all threads together; whiskers: min-max of repetitions; "
+                            + HAND_WRITTEN_NOTE + "."))
     if not parts:
-        return "<h2>Seed 000 thread sweep</h2><p class='note'>Not in this run (suite seed000 or quick).</p>"
-    return "<h2>Seed 000 thread sweep</h2>" + "".join(parts)
+        return absent("Seed 000 thread sweep", "Not in this run (suite seed000, quick or decision).")
+    return "<h3>Seed 000 thread sweep</h3>" + charts(parts)
 
 
-def grid_baseline(run):
-    """The slice most charts use: the run's most common cipher, key cached."""
-    grid = matching(run, "grid")
-    cipher = most_common(b.params.get("cipher") for b in grid)
-    return [b for b in grid if b.params.get("cipher") == cipher and b.params.get("key") == "cached"], cipher
-
-
-def section_size_scaling(run):
-    base, cipher = grid_baseline(run)
-    parts = []
-    for op in ("encrypt", "decrypt", "roundtrip"):
-        bs = [b for b in base if b.params.get("op") == op and b.params.get("codec") == "none"
-              and b.params.get("pool") == "on" and b.threads == 1]
-        if len({b.params["size"] for b in bs}) < 2:
+def overhead_slice(run):
+    """(benchmarks, op, size, cipher): the benchmarks that differ only in codec
+    and pool (1 thread, cached key), at the op, size and cipher with the most
+    such variants; the roundtrip first, then the size nearest 4 KiB."""
+    groups = OrderedDict()
+    for b in run.benchmarks.values():
+        p = b.params
+        if b.error or b.threads != 1 or p.get("key") != "cached" or "messages" in p \
+                or not {"codec", "pool", "size"} <= set(p):
             continue
-        series = OrderedDict()
-        for b in bs:
-            s = summary([x / 1e6 for x in b.samples["bytes_per_second"]])
-            series.setdefault(b.params["backend"], []).append((int(b.params["size"]), *s))
-        chart = svg.line_chart(f"size-scaling-{op}", f"{op} {cipher}: throughput against payload size",
-                               list(series.items()), "payload size (log scale)", "MB/s", log_x=True,
-                               x_format=svg.size_label)
-        parts.append(figure(f"size-scaling-{op}", chart,
-                            "codec none, pool on, cached key, 1 thread; MB/s of plaintext."))
-    if not parts:
-        return "<h2>Throughput against payload size</h2><p class='note'>Not in this run.</p>"
-    return "<h2>Throughput against payload size</h2>" + "".join(parts)
+        groups.setdefault((p["op"], int(p["size"]), p["cipher"]), []).append(b)
+
+    def rank(item):
+        (op, size, _), bs = item
+        return (len({(b.params["codec"], b.params["pool"]) for b in bs}), op == "roundtrip",
+                -abs(math.log2(size / 4096)))
+
+    best = max(groups.items(), key=rank, default=None)
+    if best is None or rank(best)[0] < 2:
+        return [], None, None, None
+    (op, size, cipher), bs = best
+    return bs, op, size, cipher
 
 
-def _overhead_slice(run):
-    base, cipher = grid_baseline(run)
-    bs = [b for b in base if b.params.get("op") == "roundtrip" and b.threads == 1]
-    size = closest_size(bs)
-    return [b for b in bs if int(b.params["size"]) == size], cipher, size
+def variant_label(b):
+    """'Base64\npool off': a codec/pool variant as a chart group (two lines) or a column."""
+    codec = b.params["codec"]
+    return f"{CODECS.get(codec, codec)}\npool {b.params['pool']}"
 
 
-def section_codec_pool(run):
-    bs, cipher, size = _overhead_slice(run)
-    if not bs:
-        return "<h2>Codec and pool overhead</h2><p class='note'>Not in this run.</p>"
+def variant_groups(m, bs, value):
+    """[(codec/pool label, [(Style, y, lo, hi)])] in codec then pool order, bars by backend."""
+    def order(b):
+        codec = b.params["codec"]
+        return (CODEC_ORDER.index(codec) if codec in CODEC_ORDER else len(CODEC_ORDER), codec,
+                b.params["pool"] != "on")
     groups = OrderedDict()
-    for b in bs:
-        s = summary([x / 1e6 for x in b.samples["bytes_per_second"]])
-        label = f"{b.params['codec']}, pool {b.params['pool']}"
-        groups.setdefault(b.params["backend"], []).append((label, *s))
-    chart = svg.bar_chart("codec-pool", f"Roundtrip {cipher}, {svg.size_label(size)}: codec and pool",
-                          list(groups.items()), "MB/s", "backend")
-    return ("<h2>Codec and pool overhead</h2>" +
-            figure("codec-pool", chart, "Encrypt, encode, decode, decrypt, compare; 1 thread, cached key. "
-                                        "Each backend encodes with its own library's codec."))
+    for b in sorted(bs, key=lambda b: (order(b), m.order(b.params["backend"]))):
+        label = variant_label(b)
+        groups.setdefault(label, []).append((m.styles[b.params["backend"]], *value(b)))
+    return list(groups.items())
 
 
-def section_allocations(run):
-    bs, cipher, size = _overhead_slice(run)
-    if not bs or not all(b.samples["allocs_per_op"] for b in bs):
-        return ("<h2>Allocations per operation</h2><p class='note'>Not counted in this run "
-                "(sanitizer build) or not in this run.</p>")
-    groups = OrderedDict()
-    rows = []
-    for b in bs:
-        a = stats.median(b.samples["allocs_per_op"])
-        nbytes = stats.median(b.samples["alloc_bytes_per_op"])
-        label = f"{b.params['codec']}, pool {b.params['pool']}"
-        groups.setdefault(b.params["backend"], []).append((label, a, None, None))
-        rows.append(f"<tr><td class='l'>{escape(b.params['backend'])}</td><td class='l'>{escape(label)}</td>"
-                    f"<td>{a:.2f}</td><td>{nbytes:,.0f}</td></tr>")
-    chart = svg.bar_chart("allocations", f"Roundtrip {cipher}, {svg.size_label(size)}: allocations per operation",
-                          list(groups.items()), "allocations/op", "backend")
-    table = ("<table><tr><th class='l'>backend</th><th class='l'>codec, pool</th><th>allocs/op</th>"
-             f"<th>bytes/op</th></tr>{''.join(rows)}</table>")
-    return ("<h2>Allocations per operation</h2>" +
-            figure("allocations", chart, "Counted per thread inside the timed loop by interposing malloc "
-                                         "(the libraries' own allocations included), like go test -benchmem.")
-            + table)
-
-
-def section_cycles(run):
-    base, cipher = grid_baseline(run)
-    bs = [b for b in base if b.params.get("codec") == "none" and b.params.get("pool") == "on"
-          and b.threads == 1 and b.samples["cycles_per_byte"]]
+def section_codec_pool(m):
+    bs, op, size, cipher = overhead_slice(m.run)
     if not bs:
-        return "<h2>Cycles per byte</h2><p class='note'>Not in this run.</p>"
-    sizes = sorted({int(b.params["size"]) for b in bs})
-    table = OrderedDict()
+        return absent("Codec and pool overhead")
+    groups = variant_groups(m, bs, lambda b: summary([x / 1e6 for x in b.samples["bytes_per_second"]]))
+    chart_id = f"{m.prefix}codec-pool"
+    chart = svg.bar_chart(chart_id, f"{cipher.upper()} {op}, {svg.size_label(size)}: codec and pool",
+                          groups, "MB/s", "codec, buffer pool")
+    return ("<h3>Codec and pool overhead</h3>" +
+            figure(chart_id, chart, f"{op.capitalize()} with the codec named (encode after encrypting, "
+                                    "decode before decrypting) and pooled or fresh buffers; 1 thread, "
+                                    "cached key; MB/s of plaintext, whiskers min-max. Each backend "
+                                    "encodes with its own library's codec; " + HAND_WRITTEN_NOTE + "."))
+
+
+def section_allocations(m):
+    heading = "Allocations per operation"
+    bs, op, size, cipher = overhead_slice(m.run)
+    if not bs:
+        return absent(heading)
+    if not all(b.samples["allocs_per_op"] for b in bs):
+        return absent(heading, "Not counted in this run (sanitizer build).")
+    groups = variant_groups(m, bs, lambda b: (stats.median(b.samples["allocs_per_op"]), None, None))
+    table = OrderedDict()  # backend -> {variant: (allocs, bytes)}
     for b in bs:
-        table.setdefault((b.params["backend"], b.params["op"]), {})[int(b.params["size"])] = \
-            stats.median(b.samples["cycles_per_byte"])
-    head = "".join(f"<th>{escape(svg.size_label(s))}</th>" for s in sizes)
+        table.setdefault(b.params["backend"], {})[variant_label(b)] = (
+            stats.median(b.samples["allocs_per_op"]), stats.median(b.samples["alloc_bytes_per_op"]))
+    variants = [label for label, _ in groups]
+    head = "".join(f"<th>{escape(v.replace(chr(10), ', '))}</th>" for v in variants)
+    rows = "".join(f"<tr><td class='l'>{name_html(m, backend, library=False)}</td>" + "".join(
+        f"<td>{per[v][0]:.2f} ({per[v][1]:,.0f} B)</td>" if v in per else "<td>-</td>" for v in variants)
+        + "</tr>" for backend, per in m.by_order(table))
+    chart_id = f"{m.prefix}allocations"
+    chart = svg.bar_chart(chart_id, f"{cipher.upper()} {op}, {svg.size_label(size)}: allocations "
+                          "per operation", groups, "allocations/op", "codec, buffer pool")
+    return (f"<h3>{heading}</h3>" +
+            figure(chart_id, chart, "Counted per thread inside the timed loop by interposing malloc "
+                                    "(the libraries' own allocations included), like go test -benchmem.")
+            + f"<p class='note'>Allocations per operation (bytes per operation):</p><table><tr>"
+            f"<th class='l'>backend</th>{head}</tr>{rows}</table>")
+
+
+def headroom_table(m):
+    """answer.headroom: per op at the largest size, the bound and how near the best come."""
     rows = []
-    for (backend, op), per in table.items():
-        cells = "".join(f"<td>{per[s]:.2f}</td>" if s in per else "<td>-</td>" for s in sizes)
-        rows.append(f"<tr><td class='l'>{escape(backend)}</td><td class='l'>{escape(op)}</td>{cells}</tr>")
-    clock = run.context.get("core_clock_ghz", "?")
-    return ("<h2>Cycles per byte</h2>"
-            f"<p class='note'>{escape(cipher)}, codec none, pool on, 1 thread; median cycles per plaintext "
-            f"byte (SUPERCOP style) at the core clock each benchmark measured right after its loop "
-            f"(the run started at {escape(str(clock))} GHz).</p>"
-            f"<table><tr><th class='l'>backend</th><th class='l'>op</th>{head}</tr>{''.join(rows)}</table>")
+    for h in m.answer.headroom:
+        rate = f" ({h.ghz / h.bound_cpb:.1f} GB/s at {h.ghz:.2f} GHz)" if h.ghz > 0 else ""
+        best = f"{name_html(m, h.library[0], library=False)} {100 * h.library[1]:.0f}%"
+        hand = (f"{name_html(m, h.hand_written[0], library=False)} {100 * h.hand_written[1]:.0f}%"
+                if h.hand_written else "-")
+        rows.append(f"<tr><td class='l'>{escape(h.what)}, {escape(answers.size_text(h.size))}</td>"
+                    f"<td>{h.bound_cpb:.3f}{escape(rate)}</td>"
+                    f"<td class='l'>{best}</td>"
+                    f"<td class='l'>{hand}</td></tr>")
+    return ("<table><tr><th class='l'>workload, 1 thread</th><th>what the hardware allows, "
+            "cycles/byte (widest AES)</th>"
+            "<th class='l'>best library: share of the bound</th><th class='l'>best hand-written</th></tr>"
+            f"{''.join(rows)}</table>")
+
+
+def section_cycles(m):
+    """Cycles per byte against size for encryption and decryption, each
+    backend's measured medians with the bounds (bounds.py) that limit them."""
+    heading = "Cycles per byte against the hardware bound"
+    try:
+        bound_rows = [r for r in bounds.rows(m.run) if r["messages"] == 1]
+        why = ""
+    except ResultsError as e:
+        bound_rows, why = [], f"No bounds drawn: {e}."
+    bound_of = {(r["backend"], r["cipher"], r["op"], r["size"]): r for r in bound_rows}
+    parts, tables = [], []
+    for (op, cipher), by_backend in ladder(m.run).items():
+        if op not in ("encrypt", "decrypt"):
+            continue
+        by_backend = OrderedDict((backend, {s: b for s, b in per.items() if b.samples["cycles_per_byte"]})
+                                 for backend, per in m.by_order(by_backend))
+        sizes = sorted({s for per in by_backend.values() for s in per})
+        if len(sizes) < 2:
+            continue
+        series = [svg.Series(m.styles[backend], [(s, *summary(b.samples["cycles_per_byte"]))
+                                                 for s, b in sorted(per.items())])
+                  for backend, per in by_backend.items() if per]
+        kinds = OrderedDict()  # one line per kind of bound: equal kinds have equal bounds
+        for backend, per in by_backend.items():
+            for s in per:
+                r = bound_of.get((backend, cipher, op, s))
+                if r:
+                    kinds.setdefault(r["kind"].split(" (")[0], {})[s] = r["bound"]
+        names = ["hardware bound"] if len(kinds) == 1 else [f"bound {i}" for i in range(1, len(kinds) + 1)]
+        series += [svg.Series(svg.bound_style(i, name), [], sorted(line.items()))
+                   for i, (name, line) in enumerate(zip(names, kinds.values()))]
+        bound_note = ("; ".join(f"{name}: {kind}" for name, kind in zip(names, kinds)) if kinds
+                      else "no bound")
+        what = f"{cipher.upper()} {answers.OPS.get(op, op)}"
+        chart_id = f"{m.prefix}cycles-{op}-{cipher}"
+        chart = svg.line_chart(chart_id, f"{what}: cycles per byte against size", series,
+                               "payload size (log scale)", "cycles/byte (log scale)",
+                               log_x=True, log_y=True, x_format=svg.size_label)
+        parts.append(figure(chart_id, chart, "1 thread, no codec, pooled buffers, cached key; medians, "
+                                             "whiskers min-max; dotted: the bound per byte, padding block "
+                                             f"included ({bound_note}); " + HAND_WRITTEN_NOTE + "."))
+        top = sizes[-1]
+        rows = [(backend, per[top].value("cycles_per_byte"), bound_of.get((backend, cipher, op, top)))
+                for backend, per in by_backend.items() if top in per]
+        tables.append(f"<p class='note'>{escape(what)}, {escape(svg.size_label(top))}: measured against "
+                      "the bound per backend.</p><table><tr><th class='l'>backend</th><th>measured c/B</th>"
+                      "<th>bound c/B</th><th>share of the bound</th><th class='l'>limited by</th></tr>" +
+                      "".join(f"<tr><td class='l'>{name_html(m, backend, library=False)}</td>"
+                              f"<td>{measured:.3f}</td>"
+                              f"<td>{num(r['bound'] if r else None, '.3f')}</td>"
+                              f"<td>{num(100 * r['share'] if r else None, '.0f', '%')}</td>"
+                              f"<td class='l'>{escape(r['kind'] if r else '-')}</td></tr>"
+                              for backend, measured, r in rows) + "</table>")
+    if not parts and not m.answer.headroom:
+        return absent(heading)
+    clock = m.run.context.get("core_clock_ghz", "?")
+    out = [f"<h3>{heading}</h3><p class='note'>Median cycles per plaintext byte (SUPERCOP style) at "
+           f"the core clock each benchmark measured around its loop (the run started at "
+           f"{escape(str(clock))} GHz), against the bound the AES instructions set "
+           f"(cryptobench-results bounds). {escape(why)}</p>"]
+    if m.answer.headroom:
+        out.append(headroom_table(m))
+    return "".join(out + [charts(parts)] + tables)
 
 
 KEY_ORDER = ["cached", "per-op", "hmac-sha256"]
@@ -213,14 +485,15 @@ def _key_sort(key):
     return (len(KEY_ORDER) + 1, 0)
 
 
-def section_key_handling(run):
+def section_key_handling(m):
     """Seed 002's question: what does deriving a key per operation cost, and
     at which message size does it stop mattering?"""
+    run = m.run
     bs = [b for b in matching(run, "seed002") if b.threads == 1 and "key" in b.params]
     keys = sorted({b.params["key"] for b in bs}, key=_key_sort)
     if len(keys) < 2:
-        return ("<h2>Key handling</h2><p class='note'>Not in this run (suite seed002-keys).</p>")
-    parts = ["<h2>Key handling</h2><p class='note'>AES roundtrips (encrypt and verified decrypt) "
+        return absent("Key handling", "Not in this run (suite seed002-keys).")
+    parts = ["<h3>Key handling</h3><p class='note'>AES roundtrips (encrypt and verified decrypt) "
              "with the key handled per operation as named; operations per second, and the ratio "
              "to a cached key schedule. Each library derives with its own HMAC/PBKDF2; the "
              "hand-written backend uses a library's (see the context).</p>"]
@@ -260,33 +533,67 @@ def section_key_handling(run):
     return "".join(parts)
 
 
-def section_answer(run, alpha, mix):
-    """The decision first: the answer's sentences, headroom, the mix verdict."""
-    a = answers.answer(run, mix, alpha)
-    items = "".join(f"<li>{escape(answers.sentence_text(s, run.context, a.floor))}</li>"
-                    for s in a.sentences)
-    parts = [f"<h2>The answer</h2><p class='note'>{escape(a.machine)}; "
-             f"{escape(a.floor.describe())}.</p><ul>{items}</ul>"]
-    if a.headroom:
-        parts.append("<p class='note'>Headroom, 1 thread:</p><ul>" + "".join(
-            f"<li>{escape(answers.headroom_text(h, run.context))}</li>" for h in a.headroom) + "</ul>")
-    if a.mix_verdicts:
-        parts.append(f"<p class='note'>Traffic mix {escape(a.mix_name)}:</p><ul>" + "".join(
-            f"<li>{escape(answers.mix_text(v, run.context, a.floor).strip())}</li>"
-            for v in a.mix_verdicts) + "</ul>")
-    return "".join(parts)
+def section_context(run):
+    rows = "".join(f'<tr><th class="l">{escape(str(k))}</th><td class="l">{escape(str(v))}</td></tr>'
+                   for k, v in run.context.items() if not isinstance(v, (list, dict)))
+    return f"<details><summary>Context</summary><table>{rows}</table></details>"
 
 
-def render(run, alpha=0.05, mix="tls-records"):
-    reps = run.repetitions
-    title = f"cryptobench report: {run.context.get('cryptobench_suite', '?')} suite"
+def floor_html(floor):
+    """The noise floor's description, its figure in bold: every tie depends on it."""
+    text = floor.describe()
+    head = f"noise floor {100 * floor.value:.1f}%" if floor.measured else ""
+    if head and text.startswith(head):
+        return f"<b>Noise floor {100 * floor.value:.1f}%</b>{escape(text[len(head):])}"
+    return escape(text)
+
+
+def section_machine(m, label, anchor):
+    """One machine's answer first, then the charts behind it, its context last."""
+    a = m.answer
+    run = m.run
+    return "".join([
+        f"<section id='{escape(anchor)}'><h2>Which AES library: {escape(label)}</h2>",
+        f"<p class='note'>{escape(run.path)}: {len(run.benchmarks)} benchmarks x {run.repetitions} "
+        f"repetitions.</p><p class='note'>{floor_html(a.floor)}.</p>",
+        section_decisions(m), section_mix(m), section_size_time(m), section_thread_sweep(m),
+        section_codec_pool(m), section_allocations(m), section_cycles(m), section_key_handling(m),
+        section_context(run), "</section>"])
+
+
+def document_styles(runs):
+    """One style per backend for the whole document: palette order is the
+    order backends first appear in the runs, so a backend keeps its colour
+    and marker in every chart and every machine's section."""
+    names, hand_written = OrderedDict(), set()
+    for run in runs:
+        for b in run.benchmarks.values():
+            backend = b.params["backend"]
+            names.setdefault(backend, None)
+            if answers.is_hand_written(run.context, backend):
+                hand_written.add(backend)
+    return svg.backend_styles(list(names), hand_written)
+
+
+def render(runs, alpha=0.05, mix="tls-records"):
+    """The report of a list of runs: one machine section per machine (per run
+    where a machine has several)."""
+    sections = answers.machine_sections(runs)
+    styles = document_styles(runs)
+    several = len(sections) > 1
+    suites = list(OrderedDict.fromkeys(str(run.context.get("cryptobench_suite", "?")) for run in runs))
+    title = f"cryptobench report: {', '.join(suites)} suite{'s' if len(suites) > 1 else ''}"
     body = [f"<h1>{escape(title)}</h1>",
-            f"<p class='note'>From {escape(run.path)}; {len(run.benchmarks)} benchmarks, {reps} "
-            f"repetition(s) each. Figures are medians of repetitions.</p>",
-            "<p id='selfcheck' class='note'>charts not checked (scripts off)</p>",
-            section_answer(run, alpha, mix), section_thread_sweep(run), section_size_scaling(run),
-            section_codec_pool(run), section_allocations(run), section_cycles(run),
-            section_key_handling(run), section_context(run)]
+            "<p class='note'>Figures are medians of repetitions. Hand-written kernels (dashed, "
+            "marked hand-written) show what the hardware allows: headroom, never a "
+            "recommendation. <span id='selfcheck'>charts not checked (scripts off)</span></p>"]
+    if several:
+        body.append("<nav><p class='note'>One answer per machine:</p><ul>" + "".join(
+            f"<li><a href='#machine-{i}'>{escape(label)}</a></li>"
+            for i, (label, _) in enumerate(sections, 1)) + "</ul></nav>")
+    for i, (label, run) in enumerate(sections, 1):
+        m = Machine(run, answers.answer(run, mix, alpha), styles, f"m{i}-" if several else "")
+        body.append(section_machine(m, label, f"machine-{i}"))
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
             + "\n".join(body) + f"<script>{SELF_CHECK}</script></body></html>\n")
