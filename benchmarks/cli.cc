@@ -136,9 +136,8 @@ BenchmarkFlags::BenchmarkFlags(std::vector<std::string> args, const Suite& suite
   // turn those into arguments (right after argv[0], so explicit ones win) so
   // they get the same checks and handling.
   std::vector<std::string> env_flags;
-  for (const char* name :
-       {"repetitions", "min_time", "min_warmup_time", "out", "out_format", "filter", "format",
-        "enable_random_interleaving"}) {
+  for (const char* name : {"repetitions", "min_time", "min_warmup_time", "out", "out_format",
+                           "filter", "format", "enable_random_interleaving"}) {
     std::string var = std::string("BENCHMARK_") + name;
     for (char& c : var) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     const char* env = std::getenv(var.c_str());

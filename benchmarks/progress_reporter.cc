@@ -44,10 +44,9 @@ void ProgressReporter::print_progress(std::size_t done, std::size_t total) {
   const auto now = std::chrono::steady_clock::now();
   last_line_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
-  const double left =
-      done > 0 && done < total
-          ? elapsed / static_cast<double>(done) * static_cast<double>(total - done)
-          : 0.0;
+  const double left = done > 0 && done < total
+                          ? elapsed / static_cast<double>(done) * static_cast<double>(total - done)
+                          : 0.0;
   std::fprintf(stderr, "[%zu/%zu%s] %s elapsed, ~%s left\n", done, total,
                plan_.interleaved ? " repetitions" : "", clock_text(elapsed).c_str(),
                clock_text(left).c_str());

@@ -76,8 +76,12 @@ std::vector<Cell> quick(const std::vector<std::string>& backends, int cores) {
 }
 
 // decision: the default suite, the cells that separate libraries, sized for
-// an answer with significance in about a minute and a half on 2 cores (5
-// interleaved repetitions). AES-128-CBC encryption (a chain) and decryption
+// an answer with significance in about a minute and a half on 2 cores (10
+// repetitions of 15 ms, interleaved: this VM's noise changes over seconds,
+// and longer loops did not lower it (0.1 s repetitions were no steadier than
+// 0.03 s), so more short repetitions spread over the run sample it better,
+// and their halves give the noise floor at five repetitions a side).
+// AES-128-CBC encryption (a chain) and decryption
 // (parallel) over a size ladder of 16 B to 16 KiB, from which the tools fit
 // each backend's cost per call and per byte; the same at 16 KiB with 2
 // threads and with AES-256; Base64 and hex, pool off and a new key schedule
@@ -336,9 +340,9 @@ const std::vector<Suite>& suites() {
   static const std::vector<Suite> list = {
       {"decision",
        "default: the cells that separate libraries (AES-128-CBC encrypt/decrypt 16 B..16 KiB, "
-       "2 threads, AES-256, Base64/hex, pool off, per-op key, the seed-000 roundtrip), 5 "
+       "2 threads, AES-256, Base64/hex, pool off, per-op key, the seed-000 roundtrip), 10 "
        "interleaved repetitions",
-       0.03, 5, decision},
+       0.015, 10, decision},
       {"quick",
        "every backend x op x codec x pool, AES-128-CBC, cached key, 16 B..1 MiB, 1 and 2 "
        "threads, plus the seed000 thread sweep",

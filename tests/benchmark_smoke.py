@@ -50,8 +50,8 @@ def fail(message):
 def main():
     binary, suite, pattern = sys.argv[1:4]
     # The suite's own repetitions (--list-suites does not say; the decision
-    # suite has 5, every other suite 1).
-    expected_repetitions = 5 if suite == "decision" else 1
+    # suite has 10, every other suite 1).
+    expected_repetitions = 10 if suite == "decision" else 1
     common = [binary, f"--suite={suite}", f"--benchmark_filter={pattern}"]
     listed = subprocess.run(common + ["--benchmark_list_tests"], capture_output=True,
                             text=True, check=True).stdout.split()
