@@ -270,6 +270,32 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(summary["cells_flagged"], 0)
 
 
+class InterruptedRunTest(unittest.TestCase):
+    def test_finished_repetitions_of_an_interrupted_run_are_kept(self):
+        doc = json.load(open(FAST))
+        names = []
+        for b in doc["benchmarks"]:
+            if b.get("run_type") == "iteration" and b["repetition_index"] >= 3:
+                b["error_occurred"] = True
+                b["error_message"] = "not run: the run was interrupted"
+            if b.get("run_type") == "iteration" and b["repetition_index"] == 0 and not names:
+                names.append(b["run_name"])
+        for b in doc["benchmarks"]:  # one benchmark skipped altogether
+            if b.get("run_name") == names[0] and b.get("run_type") == "iteration":
+                b["error_occurred"] = True
+                b["error_message"] = "not run: the run was interrupted"
+        with tempfile.TemporaryDirectory() as d:
+            run = gbench.load_run(write_json(d, "interrupted.json", doc))
+        skipped = run.benchmarks[names[0]]
+        self.assertEqual(skipped.error, "not run: the run was interrupted")
+        kept = [b for b in run.benchmarks.values() if b is not skipped]
+        self.assertTrue(kept)
+        for b in kept:
+            self.assertIsNone(b.error)
+            self.assertEqual(len(b.samples["time_ns"]), 3)
+            self.assertEqual(b.interrupted, 2)
+
+
 class NoiseTest(unittest.TestCase):
     def test_floor_is_the_split_half_change(self):
         doc = json.load(open(FAST))

@@ -20,6 +20,10 @@ HIGHER_IS_BETTER = {"time_ns": False, "bytes_per_second": True, "items_per_secon
 _TIME_UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
+# What the binary reports for a repetition Ctrl-C skipped.
+INTERRUPTED = "not run: the run was interrupted"
+
+
 class ResultsError(Exception):
     """Input that cannot be used, with a message naming the problem."""
 
@@ -32,6 +36,7 @@ class Benchmark:
         self.threads = threads
         self.samples = {m: [] for m in METRICS}  # in repetition order
         self.iterations = []                      # per repetition, all threads
+        self.interrupted = 0                      # repetitions skipped by Ctrl-C
         self.error = None
 
     def value(self, metric):
@@ -118,7 +123,11 @@ def load_run(path):
             threads = int(params.get("threads", entry.get("threads", 1)))
             b = benchmarks[run_name] = Benchmark(run_name, scenario, params, threads)
         if entry.get("error_occurred"):
-            b.error = entry.get("error_message", "error")
+            message = entry.get("error_message", "error")
+            if message == INTERRUPTED:
+                b.interrupted += 1  # a repetition Ctrl-C skipped: the others stand
+            else:
+                b.error = message
             continue
         try:
             unit = _TIME_UNIT_NS[entry.get("time_unit", "ns")]
@@ -132,6 +141,9 @@ def load_run(path):
                     b.samples[metric].append(value)
         except (KeyError, TypeError, ValueError) as e:
             raise ResultsError(f"{path}: benchmark '{run_name}' has a missing or bad field ({e})") from None
+    for b in benchmarks.values():
+        if b.error is None and not b.samples["time_ns"]:
+            b.error = INTERRUPTED  # every repetition was skipped
     if not benchmarks:
         raise ResultsError(f"{path}: the run has no benchmark results (empty or only aggregates)")
     return Run(str(path), doc["context"], benchmarks)
