@@ -143,7 +143,8 @@ def classify(run, floor, alpha=0.05):
                 else:
                     r.verdict = "decided"
         results.append(r)
-    return results
+    return sorted(results, key=lambda r: (fixed_order(r.fixed), r.sizes[0], r.dims["threads"],
+                                          r.dims["codec"], r.dims["pool"]))
 
 
 @dataclass
@@ -168,12 +169,19 @@ def merge(results):
         else:
             outcome = ("tie", r.verdict, tuple(sorted((r.winner, r.runner_up))))
         sentences.setdefault(r.fixed + outcome, Sentence(r.fixed)).members.append(r)
-    # Grouped by what is done (in the run's order), then by size and threads.
-    order = {}
-    for r in results:
-        order.setdefault(r.fixed, len(order))
-    return sorted(sentences.values(), key=lambda s: (order[s.fixed], min(s.first.sizes),
+    # Grouped by what is done, then by size and threads: the same order in
+    # every run (interleaved runs report benchmarks in no fixed order).
+    return sorted(sentences.values(), key=lambda s: (fixed_order(s.fixed), min(s.first.sizes),
                                                      s.first.dims["threads"]))
+
+
+def fixed_order(fixed):
+    """Sort key: grid operations first (encrypt, decrypt, ...), by cipher and
+    key handling, then the seeds' scenarios."""
+    scenario, op, cipher, key, messages = fixed
+    op_rank = list(OPS).index(op) if op in OPS else len(OPS)
+    key_rank = list(KEYS).index(key) if key in KEYS else len(KEYS)
+    return (scenario != "grid", scenario, op_rank, cipher, key_rank, key, messages)
 
 
 def _what(fixed):

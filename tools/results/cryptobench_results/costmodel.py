@@ -118,7 +118,8 @@ def fits(run):
         clock = stats.median(ghz) if ghz else _context_ghz(run)
         out.append(Fit(backend, op, cipher, a, t * math.sqrt(cov[0, 0]), slope,
                        t * math.sqrt(cov[1, 1]), cov, clock, r2, sizes, len(ys)))
-    return out
+    # Interleaved runs report benchmarks in no fixed order: sort.
+    return sorted(out, key=lambda f: (f.cipher, f.op != "encrypt", f.op, f.backend))
 
 
 def _context_ghz(run):
