@@ -203,9 +203,24 @@ BenchmarkFlags::BenchmarkFlags(std::vector<std::string> args, const Suite& suite
   }
 
   filter_ = value("--benchmark_filter");
+  if (has("--benchmark_filter") && filter_.empty()) {
+    usage_error(
+        "--benchmark_filter is empty: give a regular expression, or leave the flag out "
+        "to run the whole suite");
+  }
   format_ = value("--benchmark_format");
   if (!format_.empty() && format_ != "console" && format_ != "json") {
     usage_error("--benchmark_format must be console or json (CSV is deprecated upstream)");
+  }
+  // Google Benchmark 1.7.1 prints its usage and exits 0, having run nothing,
+  // for a value it does not know.
+  const std::string out_format = value("--benchmark_out_format");
+  if (has("--benchmark_out_format") && out_format != "json" && out_format != "console") {
+    usage_error("--benchmark_out_format must be json or console, not '" + out_format + "'");
+  }
+  const std::string unit = value("--benchmark_time_unit");
+  if (has("--benchmark_time_unit") && unit != "ns" && unit != "us" && unit != "ms" && unit != "s") {
+    usage_error("--benchmark_time_unit must be ns, us, ms or s, not '" + unit + "'");
   }
   list_only_ = has("--benchmark_list_tests") && truthy(value("--benchmark_list_tests"));
 }

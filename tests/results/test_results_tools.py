@@ -747,6 +747,12 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0)
         self.assertIn("## Every workload class", r.stdout)
 
+    def test_alpha_is_a_probability(self):
+        for alpha in ("-1", "2", "nan", "0", "1", "x"):
+            r = run_cli("select", DECISION_A, "--alpha", alpha)
+            self.assertEqual(r.returncode, 2, alpha)
+            self.assertIn("must be a number between 0 and 1", r.stderr)
+
     def test_bad_input_never_replaces_good_output(self):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "jmh.json")

@@ -6,8 +6,12 @@
 #include "benchmarks/aes_limits.h"
 #include "kernels/cpu_features.h"
 
-int main() {
+int main(int argc, char** argv) {
   using cryptobench::bench::AesWidth;
+  if (argc > 1) {
+    std::fprintf(stderr, "cryptobench-limits: unknown argument '%s' (it takes none)\n", argv[1]);
+    return 2;
+  }
   const cryptobench::bench::AesLimits limits = cryptobench::bench::measure_aes_limits();
   if (limits.widths.empty()) {
     std::fprintf(stderr, "cryptobench-limits: this CPU has no AES-NI\n");

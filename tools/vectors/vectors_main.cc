@@ -123,7 +123,13 @@ int main(int argc, char** argv) {
       } else {
         value = arg.substr(std::string("--backend=").size());
       }
-      for (auto& n : split_commas(value)) backend_names.push_back(n);
+      const std::vector<std::string> names = split_commas(value);
+      if (value.empty() || std::find(names.begin(), names.end(), "") != names.end()) {
+        // '' or 'a,,b' would otherwise mean every backend.
+        std::cerr << "cryptobench-vectors: --backend has an empty name\n";
+        return 2;
+      }
+      backend_names.insert(backend_names.end(), names.begin(), names.end());
     } else if (!arg.empty() && arg[0] == '-') {
       std::cerr << "cryptobench-vectors: unknown option '" << arg << "'\n" << kUsage;
       return 2;
