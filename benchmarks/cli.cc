@@ -1,5 +1,7 @@
 #include "benchmarks/cli.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,11 +10,41 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "kernels/registry.h"
 
 namespace cryptobench::bench {
 namespace {
+
+// The temporary --benchmark_out file until it replaces the target: removed
+// on every way out of the process but a signal that kills it.
+std::string g_pending_output;
+void remove_pending_output() {
+  if (!g_pending_output.empty()) unlink(g_pending_output.c_str());
+}
+
+// complete_json: the file parses as Google Benchmark's JSON (a full disk or
+// a file-size limit leaves it truncated: its writes are not checked).
+bool complete_json(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) return false;
+  // Google Benchmark writes a bare NaN (the spread of counters that are all
+  // 0), which strict JSON lacks: read it as null for this check.
+  std::string json = text.str();
+  for (const std::string_view token : {": NaN", ": -NaN", ": nan", ": -nan", ": inf", ": -inf"}) {
+    for (std::size_t at = json.find(token); at != std::string::npos; at = json.find(token, at)) {
+      json.replace(at, token.size(), ": null");
+    }
+  }
+  const nlohmann::json doc = nlohmann::json::parse(json, nullptr, false);
+  return !doc.is_discarded() && doc.is_object() && doc.contains("benchmarks") &&
+         doc["benchmarks"].is_array();
+}
 
 constexpr const char* kUsage =
     "usage: cryptobench [--suite=NAME] [--backends=A,B,...] [--list-backends] [--list-suites]\n"
@@ -137,7 +169,7 @@ BenchmarkFlags::BenchmarkFlags(std::vector<std::string> args, const Suite& suite
   // they get the same checks and handling.
   std::vector<std::string> env_flags;
   for (const char* name : {"repetitions", "min_time", "min_warmup_time", "out", "out_format",
-                           "filter", "format", "enable_random_interleaving"}) {
+                           "filter", "format", "enable_random_interleaving", "list_tests"}) {
     std::string var = std::string("BENCHMARK_") + name;
     for (char& c : var) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     const char* env = std::getenv(var.c_str());
@@ -183,23 +215,39 @@ BenchmarkFlags::BenchmarkFlags(std::vector<std::string> args, const Suite& suite
   }
   interleaved_ = repetitions_ > 1 && truthy(value("--benchmark_enable_random_interleaving"));
 
-  // --benchmark_out is written under a temporary name and renamed once the
-  // JSON is complete, so no half-written file ever replaces a good one. The
-  // last occurrence wins, as in Google Benchmark.
-  std::string* last_out = nullptr;
-  for (std::string& arg : args_) {
-    if (arg.rfind("--benchmark_out=", 0) == 0) last_out = &arg;
+  // --benchmark_out is written to a temporary file beside it (created in
+  // initialize()) and renamed once the JSON is complete and checked, so no
+  // half-written file ever replaces a good one. The last occurrence wins, as
+  // in Google Benchmark. The target is checked now, before anything runs: a
+  // regular file or a new name in a writable folder, nothing else (a rename
+  // would replace a device, FIFO, link or folder).
+  for (std::size_t i = 0; i < args_.size(); ++i) {
+    if (args_[i].rfind("--benchmark_out=", 0) == 0) out_arg_ = static_cast<long>(i);
   }
-  if (last_out != nullptr) {
-    out_file_ = last_out->substr(std::string("--benchmark_out=").size());
+  if (out_arg_ >= 0) {
+    out_file_ =
+        args_[static_cast<std::size_t>(out_arg_)].substr(std::string("--benchmark_out=").size());
     if (out_file_.empty()) usage_error("--benchmark_out needs a file name");
+    struct stat st {};
+    if (lstat(out_file_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      usage_error("--benchmark_out: '" + out_file_ +
+                  "' exists and is not a regular file (a folder, link, device or FIFO): give "
+                  "the name of a file");
+    }
     const std::string dir = out_file_.find('/') == std::string::npos
                                 ? "."
                                 : out_file_.substr(0, out_file_.rfind('/') + 1);
     if (access(dir.c_str(), W_OK) != 0) {
       usage_error("--benchmark_out: cannot write in '" + dir + "' (" + std::strerror(errno) + ")");
     }
-    *last_out = "--benchmark_out=" + out_file_ + ".partial";
+    const std::string base = out_file_.substr(out_file_.rfind('/') + 1);
+    const long name_max = pathconf(dir.c_str(), _PC_NAME_MAX);
+    if (name_max > 0 &&
+        base.size() + kTemporarySuffix.size() > static_cast<std::size_t>(name_max)) {
+      usage_error("--benchmark_out: the name '" + base + "' is too long (the folder allows " +
+                  std::to_string(name_max) + " characters, and the temporary file adds " +
+                  std::to_string(kTemporarySuffix.size()) + ")");
+    }
   }
 
   filter_ = value("--benchmark_filter");
@@ -229,6 +277,20 @@ void BenchmarkFlags::initialize() {
   // Google Benchmark keeps pointers into argv (argv[0] is the context's
   // executable name): the strings are members and outlive the run.
   initialized_args_ = args_;
+  if (out_arg_ >= 0) {
+    // A new file of our own (O_EXCL: never a link planted there, never shared
+    // with another run), in the target's folder so that the rename is atomic.
+    std::string name = out_file_ + std::string(kTemporarySuffix);
+    const int fd = mkstemps(name.data(), static_cast<int>(std::string_view(".partial").size()));
+    if (fd < 0) {
+      usage_error("--benchmark_out: cannot create a temporary file beside '" + out_file_ + "' (" +
+                  std::strerror(errno) + ")");
+    }
+    close(fd);
+    g_pending_output = name;
+    std::atexit(remove_pending_output);
+    initialized_args_[static_cast<std::size_t>(out_arg_)] = "--benchmark_out=" + name;
+  }
   std::erase_if(initialized_args_,
                 [](const std::string& a) { return starts_with_flag(a, "--benchmark_filter"); });
   initialized_args_.emplace_back("--benchmark_filter=.*");
@@ -248,18 +310,31 @@ std::unique_ptr<benchmark::BenchmarkReporter> BenchmarkFlags::display_reporter()
 
 bool BenchmarkFlags::finish_output(std::size_t ran) const {
   if (out_file_.empty()) return true;
+  const std::string partial = g_pending_output;
   // Nothing ran (--benchmark_list_tests only lists, though Google Benchmark
   // returns the count): keep the previous file.
-  const std::string partial = out_file_ + ".partial";
   if (ran == 0 || list_only_) {
-    std::remove(partial.c_str());
+    remove_pending_output();
+    g_pending_output.clear();
     return true;
   }
-  if (std::rename(partial.c_str(), out_file_.c_str()) != 0) {
-    std::fprintf(stderr, "cryptobench: cannot rename %s to %s\n", partial.c_str(),
+  if (!complete_json(partial)) {
+    std::fprintf(stderr,
+                 "cryptobench: the results could not be written completely (a full disk or a "
+                 "file-size limit?); %s is unchanged\n",
                  out_file_.c_str());
+    return false;  // the temporary file goes at exit
+  }
+  const int fd = open(partial.c_str(), O_RDONLY);
+  const bool synced = fd >= 0 && fsync(fd) == 0;
+  if (fd >= 0) close(fd);
+  if (!synced || std::rename(partial.c_str(), out_file_.c_str()) != 0) {
+    std::fprintf(stderr,
+                 "cryptobench: cannot put the results in place of %s (%s); it is unchanged\n",
+                 out_file_.c_str(), std::strerror(errno));
     return false;
   }
+  g_pending_output.clear();
   return true;
 }
 

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "benchmarks/suites.h"
@@ -55,9 +56,10 @@ class BenchmarkFlags {
   void initialize();
   // display_reporter: console (colour only on a terminal) or JSON.
   std::unique_ptr<benchmark::BenchmarkReporter> display_reporter() const;
-  // finish_output: after the run, move the temporary --benchmark_out file
-  // into place when benchmarks ran, or drop it (a listing keeps the old
-  // file). False when the rename fails.
+  // finish_output: after the run, check that the temporary --benchmark_out
+  // file holds complete JSON and move it into place when benchmarks ran, or
+  // drop it (a listing keeps the old file). False, with the old file kept,
+  // when the JSON is incomplete or the rename fails.
   bool finish_output(std::size_t ran) const;
 
  private:
@@ -67,7 +69,11 @@ class BenchmarkFlags {
   std::vector<std::string> args_;
   std::vector<std::string> initialized_args_;
   std::vector<char*> argv_;
+  // The temporary --benchmark_out file's suffix (mkstemps fills the Xs).
+  static constexpr std::string_view kTemporarySuffix = ".XXXXXX.partial";
+
   std::string filter_, format_, out_file_;
+  long out_arg_ = -1;  // index of the last --benchmark_out= in args_
   bool list_only_ = false;
   int repetitions_ = 1;
   bool interleaved_ = false;

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -94,6 +95,12 @@ int run(int argc, char** argv) {
   catch_interrupts(true);
   BenchmarkFlags flags(o.benchmark_args, suite);
   catch_interrupts(true, flags.interleaved(), flags.min_time());
+  if (!o.cpuprofile.empty() && !flags.out_file().empty() &&
+      std::filesystem::weakly_canonical(o.cpuprofile) ==
+          std::filesystem::weakly_canonical(flags.out_file())) {
+    usage_error("--cpuprofile and --benchmark_out name the same file: one would overwrite the "
+                "other");
+  }
   const std::vector<Cell> cells = offered_cells(suite, *backends, cores);
   std::vector<std::string> names;
   names.reserve(cells.size());

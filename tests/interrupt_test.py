@@ -43,6 +43,11 @@ def interrupt_once(p, marker, delay):
     return "".join(lines)
 
 
+def leftovers(folder):
+    """Temporary output files (OUT.XXXXXX.partial) left in the folder."""
+    return [n for n in os.listdir(folder) if n.endswith(".partial")]
+
+
 def main():
     binary, work = sys.argv[1], sys.argv[2]
     os.makedirs(work, exist_ok=True)
@@ -55,7 +60,7 @@ def main():
     # Only listing must not touch the previous file either.
     subprocess.run([binary, "--benchmark_list_tests", f"--benchmark_out={out}"],
                    stdout=subprocess.DEVNULL, check=True)
-    if open(out).read() != "GOOD" or os.path.exists(out + ".partial"):
+    if open(out).read() != "GOOD" or leftovers(work):
         fail("--benchmark_list_tests replaced the previous output file")
 
     # Killed outright: the previous file must survive untouched.
@@ -65,6 +70,8 @@ def main():
     p.wait()
     if open(out).read() != "GOOD":
         fail("a killed run replaced the previous output file")
+    for name in leftovers(work):  # SIGKILL leaves no chance to remove its temporary
+        os.unlink(os.path.join(work, name))
 
     # Ctrl-C: complete JSON with what finished, exit 130, said on stderr.
     p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -82,8 +89,8 @@ def main():
         fail("a benchmark failed for another reason than the interruption")
     if any(not b.get("bytes_per_second", 0) > 0 for b in finished):
         fail("a finished benchmark lacks its figures")
-    if os.path.exists(out + ".partial"):
-        fail("a .partial file was left behind")
+    if leftovers(work):
+        fail(f"a temporary file was left behind: {leftovers(work)}")
     summary = [line for line in err.splitlines() if "interrupted:" in line][-1]
     said_finished = int(summary.split("interrupted: ")[1].split(" of ")[0])
     if said_finished != len(finished):
