@@ -98,8 +98,9 @@ int run(int argc, char** argv) {
   if (!o.cpuprofile.empty() && !flags.out_file().empty() &&
       std::filesystem::weakly_canonical(o.cpuprofile) ==
           std::filesystem::weakly_canonical(flags.out_file())) {
-    usage_error("--cpuprofile and --benchmark_out name the same file: one would overwrite the "
-                "other");
+    usage_error(
+        "--cpuprofile and --benchmark_out name the same file: one would overwrite the "
+        "other");
   }
   const std::vector<Cell> cells = offered_cells(suite, *backends, cores);
   std::vector<std::string> names;
