@@ -582,6 +582,19 @@ class MachinesReportTest(unittest.TestCase):
         self.assertEqual(html.count("Traffic mix imix"), 2)
 
 
+class OneTimeAllocationReportTest(unittest.TestCase):
+    def test_an_allocation_per_repetition_is_one_time(self):
+        doc = json.load(open(FAST))
+        for b in doc["benchmarks"]:
+            if "allocs_per_op" in b and "backend:openssl/" in b["name"]:
+                b["allocs_per_op"] = 1 / b["iterations"]
+                b["alloc_bytes_per_op"] = 4096 / b["iterations"]
+        with tempfile.TemporaryDirectory() as d:
+            html = report.render([gbench.load_run(write_json(d, "once.json", doc))])
+        section = html[html.index("<h3>Allocations per operation</h3>"):]
+        self.assertIn("0 (one-time: 1 per repetition)", section)
+
+
 class KeyHandlingReportTest(unittest.TestCase):
     def test_every_key_mode_with_its_ratio_to_cached(self):
         html = report.render([gbench.load_run(KEYS)])

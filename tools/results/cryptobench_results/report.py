@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from html import escape
 
 from . import answer as answers
-from . import bounds, stats, svg
+from . import bounds, compare, stats, svg
 from .gbench import ResultsError
 
 STYLE = """
@@ -357,6 +357,17 @@ def section_codec_pool(m):
                                     "encodes with its own library's codec; " + HAND_WRITTEN_NOTE + "."))
 
 
+def allocation_cell(b):
+    """'2.00 (512 B)' per operation; allocations made less than once per
+    100 operations are set up once per repetition: per operation 0, and
+    said so (compare never calls them a change)."""
+    allocs = stats.median(b.samples["allocs_per_op"])
+    if compare.one_time_allocations(b):
+        once = stats.median([a * n for a, n in zip(b.samples["allocs_per_op"], b.iterations)])
+        return f"0 (one-time: {once:.0f} per repetition)"
+    return f"{allocs:.2f} ({stats.median(b.samples['alloc_bytes_per_op']):,.0f} B)"
+
+
 def section_allocations(m):
     heading = "Allocations per operation"
     bs, op, size, cipher = overhead_slice(m.run)
@@ -364,15 +375,15 @@ def section_allocations(m):
         return absent(heading)
     if not all(b.samples["allocs_per_op"] for b in bs):
         return absent(heading, "Not counted in this run (sanitizer build).")
-    groups = variant_groups(m, bs, lambda b: (stats.median(b.samples["allocs_per_op"]), None, None))
+    groups = variant_groups(m, bs, lambda b: (0.0 if compare.one_time_allocations(b) else
+                                              stats.median(b.samples["allocs_per_op"]), None, None))
     table = OrderedDict()  # backend -> {variant: (allocs, bytes)}
     for b in bs:
-        table.setdefault(b.params["backend"], {})[variant_label(b)] = (
-            stats.median(b.samples["allocs_per_op"]), stats.median(b.samples["alloc_bytes_per_op"]))
+        table.setdefault(b.params["backend"], {})[variant_label(b)] = allocation_cell(b)
     variants = [label for label, _ in groups]
     head = "".join(f"<th>{escape(v.replace(chr(10), ', '))}</th>" for v in variants)
     rows = "".join(f"<tr><td class='l'>{name_html(m, backend, library=False)}</td>" + "".join(
-        f"<td>{per[v][0]:.2f} ({per[v][1]:,.0f} B)</td>" if v in per else "<td>-</td>" for v in variants)
+        f"<td>{per[v]}</td>" if v in per else "<td>-</td>" for v in variants)
         + "</tr>" for backend, per in m.by_order(table))
     chart_id = f"{m.prefix}allocations"
     chart = svg.bar_chart(chart_id, f"{cipher.upper()} {op}, {svg.size_label(size)}: allocations "
