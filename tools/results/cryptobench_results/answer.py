@@ -198,14 +198,7 @@ def _what(fixed):
     return what
 
 
-def _span(values, text, everything):
-    values = sorted(set(values))
-    if len(values) == len(everything) and len(everything) > 1:
-        return None  # every value the run has: no need to say
-    return text(values)
-
-
-def _describe_dims(sentence, run_dims):
+def _describe_dims(sentence):
     members = sentence.members
     sizes = sorted({s for m in members for s in m.sizes})
     parts = []
@@ -235,43 +228,36 @@ def _p_text(p):
     return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
 
 
-def _interval(members):
-    lows = [m.low for m in members if not math.isnan(m.low)]
-    highs = [m.high for m in members if not math.isnan(m.high)]
-    if not lows or not highs:
-        return ""
-    return f" [{min(lows):.2f}, {max(highs):.2f}]"
-
-
 def sentence_text(sentence, context, floor, long_names=True):
-    members = sentence.members
     r = sentence.first
     if not long_names:
         context = {}  # backend names alone: one screen
-    head = f"{_what(sentence.fixed)}, {_describe_dims(sentence, None)}: "
-    margin = stats.geometric_mean([m.margin for m in members]) if r.runner_up else math.nan
+    head = f"{workload_text(sentence)}: "
     if r.verdict == "single":
         return head + f"only {label(context, r.winner)} was measured"
-    pair = f"{label(context, r.winner)}, {margin:.2f}x{_interval(members)} over {label(context, r.runner_up)}"
-    p = max(m.p for m in members)
+    margin, low, high, p = sentence_figures(sentence)
+    interval = "" if math.isnan(low) or math.isnan(high) else f" [{low:.2f}, {high:.2f}]"
+    winner, runner_up = label(context, r.winner), label(context, r.runner_up)
     if r.verdict == "decided":
-        return head + f"{pair} ({_p_text(p)})"
+        return head + f"{winner}, {margin:.2f}x{interval} over {runner_up} ({_p_text(p)})"
     if r.verdict == "noise":
-        return (head + f"{label(context, r.winner)} and {label(context, r.runner_up)} tie: "
-                f"{margin:.2f}x{_interval(members)}, within the {100 * floor.value:.1f}% noise floor")
+        return (head + f"{winner} and {runner_up} tie: {margin:.2f}x{interval}, within the "
+                f"{100 * floor.value:.1f}% noise floor")
     if r.verdict == "not-significant":
-        return (head + f"{label(context, r.winner)} and {label(context, r.runner_up)} tie: "
-                f"{margin:.2f}x{_interval(members)}, not significant ({_p_text(p)})")
-    return head + f"{pair}, untested (too few repetitions: run 5 or more)"
+        return (head + f"{winner} and {runner_up} tie: {margin:.2f}x{interval}, not significant "
+                f"({_p_text(p)})")
+    return (head + f"{winner}, {margin:.2f}x{interval} over {runner_up}, untested (too few "
+            "repetitions: run 5 or more)")
 
 
 def workload_text(sentence):
     """What a sentence is about (its words before the colon), for a table's first column."""
-    return f"{_what(sentence.fixed)}, {_describe_dims(sentence, None)}"
+    return f"{_what(sentence.fixed)}, {_describe_dims(sentence)}"
 
 
 def sentence_figures(sentence):
-    """(margin, low, high, p) of a sentence as its text states them; NaN where it has none."""
+    """(margin, low, high, p) of a sentence: the geometric mean of its classes'
+    margins, an interval spanning theirs, the largest p; NaN where it has none."""
     members = sentence.members
     margin = stats.geometric_mean([m.margin for m in members]) if sentence.first.runner_up else math.nan
     lows = [m.low for m in members if not math.isnan(m.low)]
@@ -304,7 +290,7 @@ def headroom(run):
         if r["messages"] != 1:
             continue
         groups.setdefault((r["op"], r["cipher"]), []).append(r)
-    ghz = costmodel._context_ghz(run)
+    ghz = costmodel.context_ghz(run)
     out = []
     for (op, cipher), rs in groups.items():
         size = max(r["size"] for r in rs)
@@ -439,12 +425,6 @@ def reference_crossovers(run, fit_list, reference="openssl", only_cheapest=False
                        f"against {g.cycles_per_byte:.2f} c/B) makes it slower than {g.backend}")
             lines.append(f"  {cipher.upper()} {OPS.get(op, op)}: {why}")
     return lines
-
-
-def fit_text(f):
-    return (f"a = {f.a_ns:,.1f} ns [{f.a_ns - f.a_half:,.1f}, {f.a_ns + f.a_half:,.1f}], "
-            f"b = {f.cycles_per_byte:.3f} c/B [{(f.b_ns - f.b_half) * f.ghz:.3f}, "
-            f"{(f.b_ns + f.b_half) * f.ghz:.3f}], R² {f.r2:.4f}")
 
 
 @dataclass

@@ -115,14 +115,15 @@ def fits(run):
             ghz += b.samples.get("core_ghz") or []
         a, slope, cov, r2 = fit_line(xs, ys)
         t = float(sps.t.ppf(0.975, max(len(ys) - 2, 1)))
-        clock = stats.median(ghz) if ghz else _context_ghz(run)
+        clock = stats.median(ghz) if ghz else context_ghz(run)
         out.append(Fit(backend, op, cipher, a, t * math.sqrt(cov[0, 0]), slope,
                        t * math.sqrt(cov[1, 1]), cov, clock, r2, sizes, len(ys)))
     # Interleaved runs report benchmarks in no fixed order: sort.
     return sorted(out, key=lambda f: (f.cipher, f.op != "encrypt", f.op, f.backend))
 
 
-def _context_ghz(run):
+def context_ghz(run):
+    """The clock measured at the start of the run (GHz); NaN when absent."""
     try:
         return float(run.context.get("core_clock_ghz", "nan"))
     except ValueError:
