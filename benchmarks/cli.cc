@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "benchmarks/output_file.h"
+#include "kernels/cpu_features.h"
 #include "kernels/registry.h"
 
 namespace cryptobench::bench {
@@ -104,6 +106,7 @@ void usage_error(const std::string& message) {
 }
 
 Options parse_options(int argc, char** argv) {
+  if (const std::string problem = cpu_mask_problem(); !problem.empty()) usage_error(problem);
   Options o;
   o.benchmark_args.emplace_back(argv[0]);
   for (int i = 1; i < argc; ++i) {
@@ -121,10 +124,12 @@ Options parse_options(int argc, char** argv) {
     } else if (arg == "--list-suites") {
       o.list_suites = true;
     } else if (take_value(argc, argv, i, "--cpuprofile", &value)) {
-      if (value.empty()) usage_error("--cpuprofile needs a file name");
 #ifndef CRYPTOBENCH_HAVE_GPERFTOOLS
       usage_error("--cpuprofile: built without gperftools (Debian: libgoogle-perftools-dev)");
 #endif
+      if (const std::string problem = output_target_problem(value); !problem.empty()) {
+        usage_error("--cpuprofile: " + problem);
+      }
       o.cpuprofile = value;
     } else if (take_value(argc, argv, i, "--inject-fault", &value)) {
       if (value != "verify") usage_error("--inject-fault takes 'verify'");
@@ -168,8 +173,9 @@ BenchmarkFlags::BenchmarkFlags(std::vector<std::string> args, const Suite& suite
   // turn those into arguments (right after argv[0], so explicit ones win) so
   // they get the same checks and handling.
   std::vector<std::string> env_flags;
-  for (const char* name : {"repetitions", "min_time", "min_warmup_time", "out", "out_format",
-                           "filter", "format", "enable_random_interleaving", "list_tests"}) {
+  for (const char* name :
+       {"repetitions", "min_time", "min_warmup_time", "out", "out_format", "filter", "format",
+        "enable_random_interleaving", "list_tests", "context"}) {
     std::string var = std::string("BENCHMARK_") + name;
     for (char& c : var) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     const char* env = std::getenv(var.c_str());
@@ -179,6 +185,22 @@ BenchmarkFlags::BenchmarkFlags(std::vector<std::string> args, const Suite& suite
     unsetenv(var.c_str());
   }
   args_.insert(args_.begin() + 1, env_flags.begin(), env_flags.end());
+  // --benchmark_context is added after the run's own context, never over it
+  // (Google Benchmark would add it first, and the measured git_commit would
+  // be the one dropped).
+  const std::string context_flag = "--benchmark_context=";
+  for (const std::string& a : args_) {
+    if (a.rfind(context_flag, 0) != 0) continue;
+    for (const std::string& pair : split_commas(a.substr(context_flag.size()))) {
+      const std::size_t eq = pair.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        usage_error("--benchmark_context takes KEY=VALUE pairs separated by commas, not '" + pair +
+                    "'");
+      }
+      user_context_.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
+    }
+  }
+  std::erase_if(args_, [&](const std::string& a) { return a.rfind(context_flag, 0) == 0; });
   // The suite's minimum time, unless the command line or BENCHMARK_MIN_TIME
   // gave one.
   if (!has("--benchmark_min_time")) {
@@ -227,26 +249,8 @@ BenchmarkFlags::BenchmarkFlags(std::vector<std::string> args, const Suite& suite
   if (out_arg_ >= 0) {
     out_file_ =
         args_[static_cast<std::size_t>(out_arg_)].substr(std::string("--benchmark_out=").size());
-    if (out_file_.empty()) usage_error("--benchmark_out needs a file name");
-    struct stat st {};
-    if (lstat(out_file_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-      usage_error("--benchmark_out: '" + out_file_ +
-                  "' exists and is not a regular file (a folder, link, device or FIFO): give "
-                  "the name of a file");
-    }
-    const std::string dir = out_file_.find('/') == std::string::npos
-                                ? "."
-                                : out_file_.substr(0, out_file_.rfind('/') + 1);
-    if (access(dir.c_str(), W_OK) != 0) {
-      usage_error("--benchmark_out: cannot write in '" + dir + "' (" + std::strerror(errno) + ")");
-    }
-    const std::string base = out_file_.substr(out_file_.rfind('/') + 1);
-    const long name_max = pathconf(dir.c_str(), _PC_NAME_MAX);
-    if (name_max > 0 &&
-        base.size() + kTemporarySuffix.size() > static_cast<std::size_t>(name_max)) {
-      usage_error("--benchmark_out: the name '" + base + "' is too long (the folder allows " +
-                  std::to_string(name_max) + " characters, and the temporary file adds " +
-                  std::to_string(kTemporarySuffix.size()) + ")");
+    if (const std::string problem = output_target_problem(out_file_); !problem.empty()) {
+      usage_error("--benchmark_out: " + problem);
     }
   }
 
@@ -286,6 +290,7 @@ void BenchmarkFlags::initialize() {
       usage_error("--benchmark_out: cannot create a temporary file beside '" + out_file_ + "' (" +
                   std::strerror(errno) + ")");
     }
+    keep_mode(fd, out_file_);
     close(fd);
     g_pending_output = name;
     std::atexit(remove_pending_output);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "benchmarks/suites.h"
@@ -47,6 +48,10 @@ class BenchmarkFlags {
   int repetitions() const { return repetitions_; }
   bool interleaved() const { return interleaved_; }
   double min_time() const;  // seconds per repetition
+  // user_context: the --benchmark_context (or BENCHMARK_CONTEXT) pairs, in order.
+  const std::vector<std::pair<std::string, std::string>>& user_context() const {
+    return user_context_;
+  }
 
   // initialize: benchmark::Initialize with these flags; exits 2 on an
   // unknown flag. Only the benchmarks the filter selects are registered, so
@@ -69,14 +74,13 @@ class BenchmarkFlags {
   std::vector<std::string> args_;
   std::vector<std::string> initialized_args_;
   std::vector<char*> argv_;
-  // The temporary --benchmark_out file's suffix (mkstemps fills the Xs).
-  static constexpr std::string_view kTemporarySuffix = ".XXXXXX.partial";
 
   std::string filter_, format_, out_file_;
   long out_arg_ = -1;  // index of the last --benchmark_out= in args_
   bool list_only_ = false;
   int repetitions_ = 1;
   bool interleaved_ = false;
+  std::vector<std::pair<std::string, std::string>> user_context_;
 };
 
 }  // namespace cryptobench::bench

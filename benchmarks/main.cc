@@ -8,11 +8,9 @@
 // flags), run_context.* (the JSON context), timed_loop.* (one cell's timed
 // loop), workload.* (the operations), suites.* (which cells).
 #include <benchmark/benchmark.h>
-#ifdef CRYPTOBENCH_HAVE_GPERFTOOLS
-#include <gperftools/profiler.h>
-#endif
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -25,6 +23,7 @@
 #include "benchmarks/aes_limits.h"
 #include "benchmarks/cli.h"
 #include "benchmarks/core_clock.h"
+#include "benchmarks/cpu_profile.h"
 #include "benchmarks/filter.h"
 #include "benchmarks/progress_reporter.h"
 #include "benchmarks/run_context.h"
@@ -65,10 +64,46 @@ std::vector<Cell> offered_cells(const Suite& suite, const BackendSet& backends, 
   return cells;
 }
 
+// finish: the run's exit status, with what failed or was interrupted said.
+int finish(const BenchmarkFlags& flags, std::size_t ran, std::size_t selected) {
+  const std::vector<std::string> failed = failures();
+  if (!failed.empty()) {
+    std::fprintf(stderr, "cryptobench: %zu benchmark(s) FAILED:\n", failed.size());
+    for (const std::string& f : failed) std::fprintf(stderr, "  %s\n", f.c_str());
+  }
+  if (interrupted() && flags.interleaved()) {
+    std::fprintf(stderr,
+                 "cryptobench: interrupted: the repetitions that finished are kept%s%s; the "
+                 "others are marked \"not run: the run was interrupted\"\n",
+                 flags.out_file().empty() ? "" : " in ", flags.out_file().c_str());
+    return 128 + interrupt_signal();
+  }
+  if (interrupted()) {
+    const std::size_t skipped = std::min(skipped_after_interrupt(), ran);
+    std::fprintf(
+        stderr,
+        "cryptobench: interrupted: %zu of %zu benchmarks finished%s%s; the %zu not run are "
+        "marked \"not run: the run was interrupted\"\n",
+        ran - skipped, ran, flags.out_file().empty() ? "" : ", results in ",
+        flags.out_file().c_str(), skipped);
+    return 128 + interrupt_signal();
+  }
+  if (!failed.empty()) return 1;
+  if (ran != selected) {
+    std::fprintf(stderr, "cryptobench: ran %zu of the %zu benchmarks the filter selects\n", ran,
+                 selected);
+    return 1;
+  }
+  return 0;
+}
+
 int run(int argc, char** argv) {
   // Botan serves small secure allocations from an mlock'ed pool that bypasses
   // malloc; turn it off so its allocations are counted like everyone else's.
   setenv("BOTAN_MLOCK_POOL_SIZE", "0", 0);
+  // A file-size limit must make a write fail (EFBIG), which is checked,
+  // rather than kill the run and lose what it measured.
+  std::signal(SIGXFSZ, SIG_IGN);
 
   const Options o = parse_options(argc, argv);
   if (o.list_backends) {
@@ -106,11 +141,13 @@ int run(int argc, char** argv) {
   std::vector<std::string> names;
   names.reserve(cells.size());
   for (const Cell& cell : cells) names.push_back(cell.full_name());
-  const std::optional<std::vector<std::size_t>> selected = select(names, flags.filter());
-  if (!selected) {
-    usage_error("--benchmark_filter '" + flags.filter() + "' is not a valid regular expression");
+  std::vector<std::size_t> selected;
+  try {
+    selected = select(names, flags.filter());
+  } catch (const FilterError& e) {
+    usage_error("--benchmark_filter " + std::string(e.what()));
   }
-  if (selected->empty()) {
+  if (selected.empty()) {
     usage_error("--benchmark_filter matches none of the " + std::to_string(cells.size()) +
                 " benchmarks of suite " + o.suite);
   }
@@ -121,6 +158,7 @@ int run(int argc, char** argv) {
   const double core_hz =
       flags.list_only() ? 0 : (limits.core_hz > 0 ? limits.core_hz : measure_core_hz());
   add_run_context(o.suite, core_hz, limits, *backends);
+  add_user_context(flags.user_context());
 
   // Only the selected cells are registered: listing or filtering the full
   // grid costs time linear in its size.
@@ -128,7 +166,7 @@ int run(int argc, char** argv) {
   for (const BackendSet::Member& m : backends->members()) {
     setups.push_back({m.backend, m.reference, cores, o.inject_verify_fault});
   }
-  for (const std::size_t index : *selected) {
+  for (const std::size_t index : selected) {
     const Cell& cell = cells[index];
     const auto& members = backends->members();
     const auto member = std::find_if(members.begin(), members.end(),
@@ -143,57 +181,41 @@ int run(int argc, char** argv) {
   }
 
   ProgressReporter reporter(flags.display_reporter(),
-                            {.benchmarks = selected->size(),
+                            {.benchmarks = selected.size(),
                              .repetitions = flags.repetitions(),
                              .min_time = flags.min_time(),
                              .interleaved = flags.interleaved()},
                             flags.console_format());
 #ifdef CRYPTOBENCH_HAVE_GPERFTOOLS
-  if (!o.cpuprofile.empty() && ProfilerStart(o.cpuprofile.c_str()) == 0) {
-    usage_error("--cpuprofile: cannot write '" + o.cpuprofile + "'");
+  CpuProfile profile;
+  if (std::string error; !o.cpuprofile.empty() && !profile.start(&error)) {
+    usage_error("--cpuprofile: " + error);
   }
 #endif
   const std::size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
-  catch_interrupts(false);
+  bool profile_lost = false;
 #ifdef CRYPTOBENCH_HAVE_GPERFTOOLS
-  if (!o.cpuprofile.empty()) {
-    ProfilerStop();
-    std::fprintf(stderr, "cryptobench: CPU profile written to %s (google-pprof --text %s %s)\n",
-                 o.cpuprofile.c_str(), argv[0], o.cpuprofile.c_str());
-  }
+  profile.stop();
 #endif
   benchmark::Shutdown();
+  // The results first: a profile that cannot be written never costs them.
   if (!flags.finish_output(ran)) return 1;
-
-  const std::vector<std::string> failed = failures();
-  if (!failed.empty()) {
-    std::fprintf(stderr, "cryptobench: %zu benchmark(s) FAILED:\n", failed.size());
-    for (const std::string& f : failed) std::fprintf(stderr, "  %s\n", f.c_str());
+#ifdef CRYPTOBENCH_HAVE_GPERFTOOLS
+  if (!o.cpuprofile.empty()) {
+    if (std::string error; profile.save(o.cpuprofile, &error)) {
+      std::fprintf(stderr, "cryptobench: CPU profile written to %s (google-pprof --text %s %s)\n",
+                   o.cpuprofile.c_str(), argv[0], o.cpuprofile.c_str());
+    } else {
+      std::fprintf(stderr, "cryptobench: the CPU profile could not be written to %s (%s); %s\n",
+                   o.cpuprofile.c_str(), error.c_str(),
+                   flags.out_file().empty() ? "the results are above"
+                                            : ("the results are in " + flags.out_file()).c_str());
+      profile_lost = true;
+    }
   }
-  if (interrupted() && flags.interleaved()) {
-    std::fprintf(stderr,
-                 "cryptobench: interrupted: the repetitions that finished are kept%s%s; the "
-                 "others are marked \"not run: the run was interrupted\"\n",
-                 flags.out_file().empty() ? "" : " in ", flags.out_file().c_str());
-    return 130;
-  }
-  if (interrupted()) {
-    const std::size_t skipped = std::min(skipped_after_interrupt(), ran);
-    std::fprintf(
-        stderr,
-        "cryptobench: interrupted: %zu of %zu benchmarks finished%s%s; the %zu not run are "
-        "marked \"not run: the run was interrupted\"\n",
-        ran - skipped, ran, flags.out_file().empty() ? "" : ", results in ",
-        flags.out_file().c_str(), skipped);
-    return 130;
-  }
-  if (!failed.empty()) return 1;
-  if (ran != selected->size()) {
-    std::fprintf(stderr, "cryptobench: ran %zu of the %zu benchmarks the filter selects\n", ran,
-                 selected->size());
-    return 1;
-  }
-  return 0;
+#endif
+  const int status = finish(flags, ran, selected.size());
+  return status == 0 && profile_lost ? 1 : status;
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "benchmarks/aes_limits.h"
 #include "kernels/registry.h"
@@ -12,5 +14,11 @@ namespace cryptobench::bench {
 // add_run_context: benchmark::AddCustomContext for the whole run.
 void add_run_context(const std::string& suite, double core_hz, const AesLimits& limits,
                      const BackendSet& backends);
+
+// add_user_context: the --benchmark_context pairs, after the run's own
+// context. A key that cryptobench or Google Benchmark writes itself
+// (git_commit, host_name, ...) never replaces the measured value: the user's
+// is stored beside it as "user.KEY", with a note on stderr.
+void add_user_context(const std::vector<std::pair<std::string, std::string>>& pairs);
 
 }  // namespace cryptobench::bench

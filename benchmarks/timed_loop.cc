@@ -47,26 +47,44 @@ void fail_benchmark(benchmark::State& state, const Cell& cell, const std::string
   failure_log().add(cell.full_name(), message);
 }
 
-// Ctrl-C: the benchmark running finishes, the rest are skipped quickly, and
-// the JSON is completed, so what finished stays usable. A second Ctrl-C ends
-// the process at once.
+// Ctrl-C, SIGTERM or SIGHUP: the benchmark running finishes, the rest are
+// skipped quickly, and the JSON is completed, so what finished stays usable.
+// A second signal stops the running benchmark too (its loop checks between
+// operations) and still writes what finished; nothing kills the process
+// outright but SIGKILL or SIGQUIT (Ctrl-\).
 std::atomic<bool> g_interrupted{false};  // lock-free: safe to set in a signal handler
+std::atomic<bool> g_abandon{false};      // a second signal: stop the running loop
+std::atomic<int> g_signal{0};            // the first signal caught
+std::atomic<int> g_signal_count{0};
 // Multi-threaded benchmarks: the clock thread 0 samples after the loop, while
 // the other threads sleep on the generation (one benchmark runs at a time).
 std::atomic<double> g_clock_after_loop{0};
 std::atomic<std::uint64_t> g_clock_generation{0};
 
-void on_interrupt(int) {
-  if (g_interrupted.load()) {
-    std::signal(SIGINT, SIG_DFL);
-    std::raise(SIGINT);
-    return;
-  }
+constexpr int kCaughtSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+void say(const char* text) {  // async-signal-safe
+  std::size_t n = 0;
+  while (text[n] != '\0') ++n;
+  [[maybe_unused]] const auto written = write(STDERR_FILENO, text, n);
+}
+
+void on_interrupt(int signo) {
+  int none = 0;
+  g_signal.compare_exchange_strong(none, signo);
+  const int count = g_signal_count.fetch_add(1) + 1;
   g_interrupted.store(true);
-  constexpr char kMessage[] =
-      "\ncryptobench: interrupted; finishing the current benchmark and writing what finished "
-      "(Ctrl-C again to quit at once)\n";
-  [[maybe_unused]] const auto written = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+  say(signo == SIGINT ? "\ncryptobench: interrupted (SIGINT)"
+                      : (signo == SIGTERM ? "\ncryptobench: interrupted (SIGTERM)"
+                                          : "\ncryptobench: interrupted (SIGHUP)"));
+  if (count == 1) {
+    say("; finishing the current benchmark and writing what finished (again to stop it too)\n");
+  } else if (count == 2) {
+    g_abandon.store(true);
+    say("; stopping the current benchmark too and writing what finished\n");
+  } else {
+    say("; still writing what finished (Ctrl-\\ quits at once, losing it)\n");
+  }
 }
 
 // Google Benchmark calls a benchmark's function several times (to size the
@@ -82,7 +100,8 @@ class RunLog {
   // start: false when the benchmark should be skipped.
   bool start(const std::string& name) {
     const std::lock_guard<std::mutex> lock(mutex_);
-    const bool goes_on = g_interleaved.load() ? name == last_ : started_.count(name) > 0;
+    const bool goes_on =
+        !g_abandon.load() && (g_interleaved.load() ? name == last_ : started_.count(name) > 0);
     if (g_interrupted.load() && !goes_on) {
       skipped_.insert(name);
       return false;
@@ -97,6 +116,10 @@ class RunLog {
   void loop_done(double seconds) {
     const std::lock_guard<std::mutex> lock(mutex_);
     if (g_interrupted.load() && seconds >= g_min_time.load()) last_.clear();
+  }
+  void abandoned(const std::string& name) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    skipped_.insert(name);
   }
   std::size_t skipped() const {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -166,6 +189,13 @@ void run_cell(benchmark::State& state, const Cell& cell, const CellSetup& shared
       break;
     }
     ++i;
+    // A relaxed load of a flag that never changes in a normal run: no
+    // measurable cost, and a second signal ends even a long loop quickly.
+    if (g_abandon.load(std::memory_order_relaxed)) [[unlikely]] {
+      state.SkipWithError("not run: the run was interrupted");
+      run_log().abandoned(cell.full_name());
+      break;
+    }
   }
   const auto stop = Clock::now();
   const AllocStats after = thread_alloc_stats();
@@ -233,10 +263,18 @@ std::vector<std::string> failures() { return failure_log().all(); }
 void catch_interrupts(bool on, bool interleaved, double min_time) {
   g_interleaved.store(interleaved);
   g_min_time.store(min_time);
-  std::signal(SIGINT, on ? on_interrupt : SIG_DFL);
+  for (const int signo : kCaughtSignals) {
+    struct sigaction action {};
+    action.sa_handler = on ? on_interrupt : SIG_DFL;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;  // a write to the results is never cut short
+    sigaction(signo, &action, nullptr);
+  }
 }
 
 bool interrupted() { return g_interrupted.load(); }
+
+int interrupt_signal() { return g_signal.load(); }
 
 std::size_t skipped_after_interrupt() { return run_log().skipped(); }
 

@@ -26,16 +26,17 @@ void run_cell(benchmark::State& state, const Cell& cell, const CellSetup& setup)
 // failures: "<benchmark>: <message>" for every cell that failed so far.
 std::vector<std::string> failures();
 
-// Ctrl-C: the benchmark running finishes, the rest are skipped quickly, and
-// the JSON is completed, so what finished stays usable. A second Ctrl-C ends
-// the process at once.
-// catch_interrupts: Ctrl-C lets the running benchmark finish. With
+// catch_interrupts: Ctrl-C (or SIGTERM, SIGHUP) lets the running benchmark
+// finish, skips the rest quickly and completes the JSON, so what finished
+// stays usable; a second signal stops the running benchmark too. With
 // interleaved repetitions only the running repetition finishes: every
 // benchmark has started by then, and the rest of them would be the run.
 // min_time: seconds per repetition, to tell a repetition's loop from the
 // shorter ones that size it.
 void catch_interrupts(bool on, bool interleaved = false, double min_time = 0);
 bool interrupted();
+// interrupt_signal: the first signal caught (SIGINT, SIGTERM, SIGHUP), or 0.
+int interrupt_signal();
 // skipped_after_interrupt: benchmarks not run because of Ctrl-C.
 std::size_t skipped_after_interrupt();
 

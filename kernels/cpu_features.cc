@@ -37,7 +37,36 @@ bool masked(std::string_view mask, std::string_view flag) {
   return false;
 }
 
+// Every name a mask may use: flag_list()'s names.
+constexpr std::string_view kFlagNames[] = {"sse4_1",  "ssse3",    "aes",      "pclmulqdq",
+                                           "avx",     "avx2",     "vaes",     "vpclmulqdq",
+                                           "avx512f", "avx512bw", "avx512vl", "sha_ni"};
+
 }  // namespace
+
+std::string cpu_mask_problem() {
+  const char* env = std::getenv("CRYPTOBENCH_CPU_MASK");
+  if (env == nullptr) return "";
+  std::string_view mask = env;
+  while (!mask.empty()) {
+    const std::size_t comma = mask.find(',');
+    const std::string_view name = mask.substr(0, comma);
+    bool known = false;
+    for (const std::string_view flag : kFlagNames) known = known || flag == name;
+    if (!known) {
+      std::string names;
+      for (const std::string_view flag : kFlagNames) {
+        names += names.empty() ? "" : ", ";
+        names += flag;
+      }
+      return "CRYPTOBENCH_CPU_MASK names '" + std::string(name) +
+             "', which is not a CPU flag it can mask; known: " + names;
+    }
+    if (comma == std::string_view::npos) break;
+    mask.remove_prefix(comma + 1);
+  }
+  return "";
+}
 
 std::string CpuFeatures::flag_list() const {
   std::string out;

@@ -38,6 +38,12 @@ const CpuFeatures& cpu_features();
 // (the libraries' own dispatchers see this). Computed once, thread-safe.
 const CpuFeatures& hardware_cpu_features();
 
+// cpu_mask_problem: why CRYPTOBENCH_CPU_MASK cannot be used (a name that is
+// not one of flag_list()'s, such as the typo "aesni" for "aes", would mask
+// nothing and the run would silently measure the unmasked CPU), or "" when
+// it is unset or names only known flags. Every program checks it first.
+std::string cpu_mask_problem();
+
 // detect_cpu_features: runs CPUID now and applies `mask`. For tests.
 CpuFeatures detect_cpu_features(std::string_view mask);
 

@@ -1,0 +1,82 @@
+#include "benchmarks/output_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace cryptobench::bench {
+
+void keep_mode(int fd, const std::string& path) {
+  struct stat st {};
+  mode_t mode = 0;
+  if (stat(path.c_str(), &st) == 0) {
+    mode = st.st_mode & 07777;
+  } else {
+    mode = umask(0);  // read the umask: there is no other way
+    umask(mode);
+    mode = 0666 & ~mode;
+  }
+  fchmod(fd, mode);
+}
+
+std::string output_target_problem(const std::string& path) {
+  if (path.empty()) return "needs a file name";
+  struct stat st {};
+  if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    return "'" + path +
+           "' exists and is not a regular file (a folder, link, device or FIFO): give the name "
+           "of a file";
+  }
+  const std::string dir =
+      path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/') + 1);
+  if (access(dir.c_str(), W_OK) != 0) {
+    return "cannot write in '" + dir + "' (" + std::strerror(errno) + ")";
+  }
+  const std::string base = path.substr(path.rfind('/') + 1);
+  const long name_max = pathconf(dir.c_str(), _PC_NAME_MAX);
+  if (name_max > 0 && base.size() + kTemporarySuffix.size() > static_cast<std::size_t>(name_max)) {
+    return "the name '" + base + "' is too long (the folder allows " + std::to_string(name_max) +
+           " characters, and the temporary file adds " + std::to_string(kTemporarySuffix.size()) +
+           ")";
+  }
+  return "";
+}
+
+bool write_file_replacing(const std::string& path, const std::string& data, std::string* error) {
+  std::string temporary = path + std::string(kTemporarySuffix);
+  const int fd = mkstemps(temporary.data(), static_cast<int>(std::strlen(".partial")));
+  if (fd < 0) {
+    *error = std::string("cannot create a temporary file beside it (") + std::strerror(errno) + ")";
+    return false;
+  }
+  keep_mode(fd, path);
+  const char* p = data.data();
+  std::size_t left = data.size();
+  int failure = 0;
+  while (left > 0) {
+    const ssize_t n = write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      failure = n < 0 ? errno : EIO;
+      break;
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (failure == 0 && fsync(fd) != 0) failure = errno;
+  if (close(fd) != 0 && failure == 0) failure = errno;
+  if (failure == 0 && std::rename(temporary.c_str(), path.c_str()) != 0) failure = errno;
+  if (failure != 0) {
+    unlink(temporary.c_str());
+    *error = std::strerror(failure);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace cryptobench::bench

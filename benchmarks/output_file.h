@@ -1,0 +1,30 @@
+// output_file.h: files the binary writes (--benchmark_out, --cpuprofile)
+// replace a good file only when complete: checked before the run, written
+// through a unique temporary beside the target, renamed at the end.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace cryptobench::bench {
+
+// The temporary file's suffix (mkstemps fills the Xs).
+inline constexpr std::string_view kTemporarySuffix = ".XXXXXX.partial";
+
+// output_target_problem: why `path` cannot be written in the end, found
+// before anything runs: it exists and is not a regular file (a rename would
+// replace a folder, link, device or FIFO), its folder is not writable, or
+// its name is too long once the temporary suffix is added. "" when fine.
+std::string output_target_problem(const std::string& path);
+
+// keep_mode: gives the temporary file `fd` the mode `path` has, or a new
+// file would have (mkstemps makes it 0600).
+void keep_mode(int fd, const std::string& path);
+
+// write_file_replacing: `data` into `path` through a unique temporary file in
+// the same folder (O_EXCL, never a planted link), each write checked, synced
+// and renamed over `path`; on failure the temporary goes, `path` is untouched
+// and `*error` says why.
+bool write_file_replacing(const std::string& path, const std::string& data, std::string* error);
+
+}  // namespace cryptobench::bench
