@@ -51,6 +51,8 @@ def leftovers(folder):
 def main():
     binary, work = sys.argv[1], sys.argv[2]
     os.makedirs(work, exist_ok=True)
+    for name in leftovers(work):  # a killed earlier run of this test
+        os.unlink(os.path.join(work, name))
     out = os.path.join(work, "interrupted.json")
     with open(out, "w") as f:
         f.write("GOOD")

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu_features.h"
 #include "kernels/registry.h"
 
 using namespace cryptobench;
@@ -128,6 +129,10 @@ Measurement measure(const AesBackend& backend, std::size_t samples, std::size_t 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const std::string problem = cryptobench::cpu_mask_problem(); !problem.empty()) {
+    std::fprintf(stderr, "cryptobench-dudect: %s\n", problem.c_str());
+    return 2;
+  }
   std::vector<std::string> names;
   std::size_t samples = 1'000'000;
   std::size_t blocks = 4;
