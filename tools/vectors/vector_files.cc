@@ -1,7 +1,14 @@
 #include "tools/vectors/vector_files.h"
 
-#include <fstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include "kernels/text_codec.h"
@@ -46,15 +53,179 @@ void check_record(const RspFile& file, const RspRecord& r, bool has_iv_field) {
     where("MCT records are one block");
 }
 
+const char* kind_of_file(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "an unknown kind of file";
+}
+
+[[noreturn]] void too_big(const std::string& name, std::uintmax_t size) {
+  throw VectorFileError(name + ": larger than the " + std::to_string(kMaxVectorFileBytes >> 20) +
+                        " MiB limit for a vector file (" + std::to_string(size) + " bytes)");
+}
+
+// A library message that may quote a long stretch of the input, kept short.
+std::string shortened(const std::string& message) {
+  constexpr std::size_t kMax = 240;
+  const std::string text = printable(message);
+  return text.size() <= kMax ? text : text.substr(0, kMax) + "...";
+}
+
+// How deep JSON may nest: a Wycheproof file needs 6 levels.
+constexpr std::size_t kMaxJsonDepth = 32;
+
+// parse_json: nlohmann::json::parse, except that a key repeated in any object
+// (nlohmann keeps the last one; RFC 8259 only says names SHOULD be unique)
+// and nesting deeper than kMaxJsonDepth are errors. A parser callback sees
+// each key as it is read; the error is raised when the object ends, so that
+// a test case can be named by its tcId.
+nlohmann::json parse_json(const std::string& name, const std::string& text) {
+  struct Container {
+    bool object = false;
+    std::size_t next_index = 0;           // an array's next element
+    std::string key;                      // an object's latest key
+    std::set<std::string> keys;           // an object's keys so far
+    std::optional<std::string> repeated;  // the first key seen twice
+  };
+  std::vector<Container> open;
+  // The path, as "testGroups[0].tests[3]", of the container inside
+  // open[depth - 1]: each open container's latest key or element leads to
+  // the next one in.
+  const auto path_to = [&](std::size_t depth) {
+    std::string path;
+    for (std::size_t i = 0; i < depth; ++i) {
+      if (open[i].object) {
+        path += (path.empty() ? "" : ".") + printable(open[i].key);
+      } else {
+        path += "[" + std::to_string(open[i].next_index - 1) + "]";
+      }
+    }
+    return path;
+  };
+  using Event = nlohmann::json::parse_event_t;
+  const auto callback = [&](int /*depth*/, Event event, nlohmann::json& parsed) {
+    switch (event) {
+      case Event::object_start:
+      case Event::array_start: {
+        if (open.size() >= kMaxJsonDepth) {
+          throw VectorFileError(name + ": nested deeper than " + std::to_string(kMaxJsonDepth) +
+                                " levels");
+        }
+        if (!open.empty() && !open.back().object) ++open.back().next_index;
+        open.emplace_back().object = event == Event::object_start;
+        break;
+      }
+      case Event::key: {
+        Container& object = open.back();
+        object.key = parsed.get<std::string>();
+        if (!object.keys.insert(object.key).second && !object.repeated)
+          object.repeated = object.key;
+        break;
+      }
+      case Event::value:
+        if (!open.empty() && !open.back().object) ++open.back().next_index;
+        break;
+      case Event::object_end: {
+        const Container object = std::move(open.back());
+        open.pop_back();
+        if (object.repeated) {
+          // A test case is named by its tcId, unless that is the repeated key.
+          std::string where = open.empty() ? "top level" : path_to(open.size());
+          const auto id = parsed.find("tcId");
+          if (*object.repeated != "tcId" && id != parsed.end() && id->is_number_integer())
+            where = "tcId " + id->dump();
+          throw VectorFileError(name + ": " + where + ": duplicate key '" +
+                                printable(*object.repeated) + "'");
+        }
+        break;
+      }
+      case Event::array_end:
+        open.pop_back();
+        break;
+    }
+    return true;
+  };
+  try {
+    return nlohmann::json::parse(text, callback);
+  } catch (const nlohmann::json::exception& e) {
+    throw VectorFileError(name + ": not valid JSON (" + shortened(e.what()) + ")");
+  }
+}
+
 }  // namespace
 
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  const auto escape = [&](unsigned char c) {
+    constexpr char kHex[] = "0123456789abcdef";
+    out += "\\x";
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const unsigned char next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+    if (c < 0x20 || c == 0x7f) {
+      escape(c);
+    } else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {  // U+0080..U+009F in UTF-8
+      escape(c);
+      escape(next);
+      ++i;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
 std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw VectorFileError(path.string() + ": cannot open file");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw VectorFileError(path.string() + ": read error");
-  return buffer.str();
+  const std::string name = path.string();
+  const auto system_error = [&](const std::string& what) {
+    throw VectorFileError(name + ": " + what + ": " + std::strerror(errno));
+  };
+  const auto require_regular = [&](const struct stat& st) {
+    if (!S_ISREG(st.st_mode))
+      throw VectorFileError(name + ": not a regular file (" + kind_of_file(st.st_mode) + ")");
+    if (static_cast<std::uintmax_t>(st.st_size) > kMaxVectorFileBytes)
+      too_big(name, static_cast<std::uintmax_t>(st.st_size));
+  };
+  // stat first, so that a device is not even opened; then fstat what was
+  // opened, in case the file changed in between. O_NONBLOCK makes opening a
+  // FIFO return at once instead of waiting for a writer.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) require_regular(st);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) system_error("cannot open");
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  if (::fstat(fd, &st) != 0) system_error("cannot stat");
+  require_regular(st);
+  // O_NONBLOCK means nothing for a regular file; clear it all the same.
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) system_error("fcntl");
+  std::string text;
+  text.reserve(static_cast<std::size_t>(st.st_size));
+  // Read to the end, not to st_size, but never past the limit (a file that
+  // grows while it is read, or one under /proc that says it is empty).
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      system_error("read error");
+    }
+    if (n == 0) break;
+    const auto got = static_cast<std::size_t>(n);
+    if (text.size() + got > kMaxVectorFileBytes) too_big(name, text.size() + got);
+    text.append(buffer, got);
+  }
+  return text;
 }
 
 RspFile parse_rsp(const std::string& name, const std::string& text) {
@@ -106,7 +277,8 @@ RspFile parse_rsp(const std::string& name, const std::string& text) {
         } else if (mode == "CBC") {
           file.mode = Mode::kCbc;
         } else {
-          fail(name, line_no, "unsupported mode '" + mode + "' (ECB and CBC are supported)");
+          fail(name, line_no,
+               "unsupported mode '" + printable(mode) + "' (ECB and CBC are supported)");
         }
         file.test_type = type;
         if (type == "MCT") {
@@ -116,7 +288,7 @@ RspFile parse_rsp(const std::string& name, const std::string& text) {
         } else if (type == "GFSbox" || type == "KeySbox" || type == "VarKey" || type == "VarTxt") {
           file.kind = RspKind::kKnownAnswer;
         } else {
-          fail(name, line_no, "unknown AESVS test type '" + type + "'");
+          fail(name, line_no, "unknown AESVS test type '" + printable(type) + "'");
         }
         have_header = true;
       }
@@ -141,7 +313,7 @@ RspFile parse_rsp(const std::string& name, const std::string& text) {
       current.line = line_no;
     }
     const auto take = [&](unsigned bit) {
-      if (seen & bit) fail(name, line_no, "repeated field " + std::string(key));
+      if (seen & bit) fail(name, line_no, "repeated field " + printable(key));
       seen |= bit;
     };
     if (key == "COUNT") {
@@ -167,7 +339,7 @@ RspFile parse_rsp(const std::string& name, const std::string& text) {
       take(kCipher);
       current.ciphertext = decode_hex(name, line_no, value, "CIPHERTEXT");
     } else {
-      fail(name, line_no, "unknown field '" + std::string(key) + "'");
+      fail(name, line_no, "unknown field '" + printable(key) + "'");
     }
   }
   close();
@@ -179,17 +351,70 @@ RspFile parse_rsp(const std::string& name, const std::string& text) {
 WycheproofFile parse_wycheproof(const std::string& name, const std::string& text) {
   WycheproofFile file;
   file.name = name;
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw VectorFileError(name + ": not valid JSON (" + e.what() + ")");
-  }
+  const nlohmann::json doc = parse_json(name, text);
   const auto bad = [&](const std::string& m) { throw VectorFileError(name + ": " + m); };
+  using Json = nlohmann::json;
+  const auto type_of = [](const Json& value) -> std::string {
+    switch (value.type()) {
+      case Json::value_t::object:
+        return "an object";
+      case Json::value_t::array:
+        return "an array";
+      case Json::value_t::string:
+        return "a string";
+      case Json::value_t::boolean:
+        return "a boolean";
+      case Json::value_t::number_integer:
+      case Json::value_t::number_unsigned:
+      case Json::value_t::number_float:
+        return "a number";
+      case Json::value_t::null:
+        return "null";
+      default:
+        return "something else";
+    }
+  };
+  // A field's value, or an error if it is missing (and `required`) or of
+  // another type. nullptr for an optional field that is missing.
+  enum class Kind { kAny, kString, kObject, kArray, kStrings };
+  const auto field = [&](const Json& object, const char* key, const std::string& where, Kind kind,
+                         bool required = true) -> const Json* {
+    const auto it = object.find(key);
+    if (it == object.end()) {
+      if (required) bad(where + ": missing field '" + key + "'");
+      return nullptr;
+    }
+    const Json& value = *it;
+    const std::string what = where + ": '" + key + "' must be ";
+    switch (kind) {
+      case Kind::kAny:
+        break;
+      case Kind::kString:
+        if (!value.is_string()) bad(what + "a string, not " + type_of(value));
+        break;
+      case Kind::kObject:
+        if (!value.is_object()) bad(what + "an object, not " + type_of(value));
+        break;
+      case Kind::kArray:
+        if (!value.is_array()) bad(what + "an array, not " + type_of(value));
+        break;
+      case Kind::kStrings:
+        if (!value.is_array()) bad(what + "an array of strings, not " + type_of(value));
+        for (const Json& item : value) {
+          if (!item.is_string())
+            bad(what + "an array of strings, not an array holding " + type_of(item));
+        }
+        break;
+    }
+    return &value;
+  };
+  const auto string_field = [&](const Json& object, const char* key, const std::string& where) {
+    return field(object, key, where, Kind::kString)->get<std::string>();
+  };
   // A whole, non-negative number of sane size: nlohmann's get<> on a float
   // such as 3e87 would be undefined behaviour (found by fuzz_wycheproof).
-  const auto count = [&](const nlohmann::json& object, const char* key, const std::string& where) {
-    const nlohmann::json& value = object.at(key);
+  const auto count = [&](const Json& object, const char* key, const std::string& where) {
+    const Json& value = *field(object, key, where, Kind::kAny);
     if (!value.is_number_integer() || value.get<std::int64_t>() < 0 ||
         value.get<std::int64_t>() > 1'000'000'000) {
       bad(where + ": '" + key + "' is not a whole number from 0 to 10^9");
@@ -197,41 +422,58 @@ WycheproofFile parse_wycheproof(const std::string& name, const std::string& text
     return static_cast<std::size_t>(value.get<std::int64_t>());
   };
   // Every key the test consumes or knowingly skips; anything else is an error.
-  const auto check_keys = [&](const nlohmann::json& object,
-                              std::initializer_list<const char*> known, const std::string& where) {
+  const auto check_keys = [&](const Json& object, std::initializer_list<const char*> known,
+                              const std::string& where) {
     if (!object.is_object()) bad(where + " is not an object");
     for (const auto& item : object.items()) {
       bool found = false;
       for (const char* k : known) found = found || item.key() == k;
-      if (!found) bad(where + ": unknown field '" + item.key() + "'");
+      if (!found) bad(where + ": unknown field '" + printable(item.key()) + "'");
     }
   };
   try {
+    const std::string top = "top level";
     check_keys(doc,
                {"algorithm", "schema", "generatorVersion", "numberOfTests", "header", "notes",
                 "testGroups"},
-               "top level");
-    if (doc.value("algorithm", "") != "AES-CBC-PKCS5") {
+               top);
+    const Json* algorithm = field(doc, "algorithm", top, Kind::kString, false);
+    if (algorithm == nullptr || *algorithm != "AES-CBC-PKCS5") {
       bad("not an AES-CBC-PKCS5 Wycheproof file (\"algorithm\" is not \"AES-CBC-PKCS5\")");
     }
-    const std::size_t declared = count(doc, "numberOfTests", "top level");
-    for (const auto& group : doc.at("testGroups")) {
-      check_keys(group, {"type", "source", "keySize", "ivSize", "tests"}, "test group");
-      const std::size_t key_bits = count(group, "keySize", "test group");
-      if (count(group, "ivSize", "test group") != 128) bad("test group: ivSize is not 128");
-      for (const auto& t : group.at("tests")) {
+    field(doc, "schema", top, Kind::kString, false);
+    field(doc, "generatorVersion", top, Kind::kString, false);
+    field(doc, "header", top, Kind::kStrings, false);
+    field(doc, "notes", top, Kind::kObject, false);
+    const std::size_t declared = count(doc, "numberOfTests", top);
+    const Json& groups = *field(doc, "testGroups", top, Kind::kArray);
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const Json& group = groups[g];
+      const std::string group_where = "testGroups[" + std::to_string(g) + "]";
+      check_keys(group, {"type", "source", "keySize", "ivSize", "tests"}, group_where);
+      field(group, "type", group_where, Kind::kString, false);
+      field(group, "source", group_where, Kind::kObject, false);
+      const std::size_t key_bits = count(group, "keySize", group_where);
+      if (count(group, "ivSize", group_where) != 128) bad(group_where + ": ivSize is not 128");
+      const Json& tests = *field(group, "tests", group_where, Kind::kArray);
+      for (std::size_t i = 0; i < tests.size(); ++i) {
+        const Json& t = tests[i];
+        const std::string path = group_where + ".tests[" + std::to_string(i) + "]";
+        if (!t.is_object()) bad(path + " is not an object");
         WycheproofCase c;
-        c.tc_id = static_cast<int>(count(t, "tcId", "a test"));
+        c.tc_id = static_cast<int>(count(t, "tcId", path));
         const std::string where = "tcId " + std::to_string(c.tc_id);
         check_keys(t, {"tcId", "comment", "flags", "key", "iv", "msg", "ct", "result"}, where);
-        c.comment = t.value("comment", "");
-        c.key = decode_hex(name, 0, t.at("key").get<std::string>(), where + " key");
-        c.iv = decode_hex(name, 0, t.at("iv").get<std::string>(), where + " iv");
-        c.msg = decode_hex(name, 0, t.at("msg").get<std::string>(), where + " msg");
-        c.ct = decode_hex(name, 0, t.at("ct").get<std::string>(), where + " ct");
-        const auto result = t.at("result").get<std::string>();
+        if (const Json* comment = field(t, "comment", where, Kind::kString, false))
+          c.comment = comment->get<std::string>();
+        field(t, "flags", where, Kind::kStrings, false);
+        c.key = decode_hex(name, 0, string_field(t, "key", where), where + " key");
+        c.iv = decode_hex(name, 0, string_field(t, "iv", where), where + " iv");
+        c.msg = decode_hex(name, 0, string_field(t, "msg", where), where + " msg");
+        c.ct = decode_hex(name, 0, string_field(t, "ct", where), where + " ct");
+        const std::string result = string_field(t, "result", where);
         if (result != "valid" && result != "invalid")
-          bad(where + ": result must be valid or invalid");
+          bad(where + ": 'result' must be valid or invalid");
         c.valid = result == "valid";
         if (c.key.size() * 8 != key_bits) bad(where + ": key length disagrees with keySize");
         if (c.key.size() != 16 && c.key.size() != 24 && c.key.size() != 32) {
@@ -246,7 +488,8 @@ WycheproofFile parse_wycheproof(const std::string& name, const std::string& text
           std::to_string(file.cases.size()) + " (truncated?)");
     }
   } catch (const nlohmann::json::exception& e) {
-    bad(std::string("unexpected structure: ") + e.what());
+    // Not expected: every field's type is checked before it is read.
+    bad("unexpected structure: " + shortened(e.what()));
   }
   if (file.cases.empty()) bad("no test cases");
   return file;

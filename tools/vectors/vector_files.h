@@ -7,13 +7,18 @@
 // Reading is strict, in the spirit of BoringSSL's file_test: an unknown
 // attribute, a missing or repeated one, bad hex or a wrong length is an error
 // naming the file and the line (.rsp) or the test case (Wycheproof), never a
-// silently skipped vector.
+// silently skipped vector. In JSON that includes a key repeated in any object
+// (nlohmann::json would keep the last) and a field of the wrong type.
+//
+// Errors are one line: text taken from the file (a field name, say) has its
+// control characters escaped, and a quoted token is cut short.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/aes_cipher.h"
@@ -61,7 +66,18 @@ RspFile parse_rsp(const std::string& name, const std::string& text);
 // parse_wycheproof: only AES-CBC-PKCS5 files are accepted.
 WycheproofFile parse_wycheproof(const std::string& name, const std::string& text);
 
-// read_file: the whole file, or VectorFileError naming it.
+// No real vector file comes near this (NIST's largest GCM .rsp files are a
+// few MB).
+inline constexpr std::size_t kMaxVectorFileBytes = std::size_t{64} << 20;
+
+// read_file: the whole file, or VectorFileError naming it. Only a regular
+// file (or a symlink to one) of at most kMaxVectorFileBytes is read: a FIFO,
+// a device or a folder is refused without blocking (the file is opened with
+// O_NONBLOCK and checked with fstat before any read).
 std::string read_file(const std::filesystem::path& path);
+
+// printable: `text` with control characters (C0, DEL, C1) written as \xNN,
+// for messages that must stay one line on a terminal.
+std::string printable(std::string_view text);
 
 }  // namespace cryptobench::vectors

@@ -5,6 +5,12 @@
 //
 // PATHs are files or folders (searched recursively for *.rsp and *.json).
 // Exit status: 0 all passed, 1 a vector failed, 2 bad usage or input file.
+//
+// Only regular files (or symlinks to them) of at most 64 MiB are read. In a
+// folder, every entry named *.rsp or *.json is read by that rule, so a FIFO,
+// a device or a broken symlink under such a name is an error (exit 2), never
+// a hang or a silent skip; entries with other names are ignored whatever
+// they are, and symlinks to folders are not followed.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -25,6 +31,7 @@ constexpr const char* kUsage =
     "  Runs NIST CAVP AESAVS .rsp files (ECB/CBC KAT, MMT, MCT) and Wycheproof\n"
     "  AES-CBC-PKCS5 .json files on every usable backend (or those named).\n"
     "  PATH may be a folder (searched recursively). Exit: 0 pass, 1 fail, 2 error.\n"
+    "  Vector files must be regular files (or symlinks to them) of at most 64 MiB.\n"
     "  --list   show the backends compiled in and whether they run here\n";
 
 std::vector<std::string> split_commas(const std::string& s) {
@@ -48,8 +55,10 @@ std::vector<fs::path> expand(const std::vector<std::string>& paths) {
     if (fs::is_directory(p, ec)) {
       std::vector<fs::path> found;
       for (const auto& entry : fs::recursive_directory_iterator(p)) {
+        // Not only regular files: read_file refuses anything else by name
+        // (without blocking on a FIFO) rather than the walk skipping it.
         const auto ext = entry.path().extension();
-        if (entry.is_regular_file() && (ext == ".rsp" || ext == ".json"))
+        if ((ext == ".rsp" || ext == ".json") && !entry.is_directory(ec))
           found.push_back(entry.path());
       }
       if (found.empty()) throw vectors::VectorFileError(p + ": no .rsp or .json files in folder");
@@ -159,10 +168,11 @@ int main(int argc, char** argv) {
   try {
     for (const fs::path& path : expand(paths)) files.push_back(load(path));
   } catch (const vectors::VectorFileError& e) {
-    std::cerr << "cryptobench-vectors: " << e.what() << "\n";
+    // One line whatever the file names hold.
+    std::cerr << "cryptobench-vectors: " << vectors::printable(e.what()) << "\n";
     return 2;
   } catch (const fs::filesystem_error& e) {
-    std::cerr << "cryptobench-vectors: " << e.what() << "\n";
+    std::cerr << "cryptobench-vectors: " << vectors::printable(e.what()) << "\n";
     return 2;
   }
 
