@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu_features.h"
 #include "kernels/registry.h"
 #include "tools/vectors/vector_check.h"
 
@@ -112,6 +113,10 @@ void list_backends() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const std::string problem = cryptobench::cpu_mask_problem(); !problem.empty()) {
+    std::cerr << "cryptobench-vectors: " << problem << "\n";
+    return 2;
+  }
   std::vector<std::string> backend_names, paths;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
