@@ -5,7 +5,21 @@
 
 namespace cryptobench {
 
-std::string_view mode_name(Mode mode) { return mode == Mode::kEcb ? "ecb" : "cbc"; }
+std::string_view mode_name(Mode mode) {
+  switch (mode) {
+    case Mode::kEcb:
+      return "ecb";
+    case Mode::kCbc:
+      return "cbc";
+    case Mode::kCtr:
+      return "ctr";
+    case Mode::kGcm:
+      return "gcm";
+  }
+  return "?";
+}
+
+bool is_block_mode(Mode mode) { return mode == Mode::kEcb || mode == Mode::kCbc; }
 
 Error AesCipher::set_key(Bytes key) {
   key_size_ = 0;  // any failure leaves the cipher unkeyed, never on the old key

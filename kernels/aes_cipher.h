@@ -21,14 +21,17 @@
 
 namespace cryptobench {
 
-enum class Mode { kEcb, kCbc };
+// The modes a backend may offer. AesCipher serves the block modes (ECB, CBC);
+// CTR and GCM have their own interfaces (counter_modes.h).
+enum class Mode { kEcb, kCbc, kCtr, kGcm };
 enum class Padding { kNone, kPkcs7 };
 
 using Bytes = std::span<const std::uint8_t>;
 using MutableBytes = std::span<std::uint8_t>;
 using Block = std::array<std::uint8_t, kAesBlockSize>;
 
-std::string_view mode_name(Mode mode);  // "ecb" / "cbc"
+std::string_view mode_name(Mode mode);  // "ecb", "cbc", "ctr", "gcm"
+bool is_block_mode(Mode mode);          // ECB or CBC: an AesCipher mode
 
 class AesCipher;
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/aes_cipher.h"
+#include "kernels/counter_modes.h"
 #include "kernels/key_derivation.h"
 #include "kernels/text_codec.h"
 
@@ -45,8 +46,11 @@ class AesBackend {
  public:
   virtual ~AesBackend() = default;
   virtual BackendInfo info() const = 0;
-  // make_cipher: only for a mode info().modes lists.
+  // make_cipher: only for a block mode info().modes lists.
   virtual std::unique_ptr<AesCipher> make_cipher(Mode mode) const = 0;
+  // make_ctr / make_gcm: when info().modes lists CTR / GCM; nullptr otherwise.
+  virtual std::unique_ptr<AesCtr> make_ctr() const { return nullptr; }
+  virtual std::unique_ptr<AesGcm> make_gcm() const { return nullptr; }
   virtual const TextCodec& codec() const = 0;
   // key_deriver: the library's own (make_key_deriver), or, for a backend
   // without one, the registry's fallback (see registry.h); nullptr when no

@@ -24,6 +24,16 @@ std::string_view describe(Error error) {
       return "the cipher library reported a failure";
     case Error::kKeyMismatch:
       return "a batch message's key cipher is of another backend, mode or key size";
+    case Error::kCounterLength:
+      return "CTR needs a 16-byte counter block";
+    case Error::kNonceLength:
+      return "GCM needs a nonce, of a length the library accepts";
+    case Error::kTagLength:
+      return "GCM tag must be 4 to 16 bytes, and as long as the library accepts";
+    case Error::kKeyNotOffered:
+      return "the library does not offer this key length in this mode";
+    case Error::kBadTag:
+      return "GCM authentication failed (tag mismatch); the output has been wiped";
   }
   return "unknown error";
 }

@@ -19,6 +19,11 @@ enum class Error {
   kBadEncoding,     // Base64/hex text malformed (character, length or padding)
   kLibraryFailure,  // the backing library reported an error
   kKeyMismatch,     // a batch message's key is a cipher of another backend, mode or key size
+  kCounterLength,   // CTR's counter block is not 16 bytes
+  kNonceLength,     // GCM nonce empty, or of a length the library does not accept
+  kTagLength,       // GCM tag not 4..16 bytes, or shorter than the library accepts
+  kKeyNotOffered,   // a valid AES key length the library does not offer in this mode
+  kBadTag,          // GCM authentication failed; the output has been wiped
 };
 
 // describe: a one-line, human-readable explanation of an error.

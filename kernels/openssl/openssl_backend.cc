@@ -13,6 +13,7 @@
 #include <string>
 
 #include "kernels/openssl/openssl_aes_path.h"
+#include "kernels/openssl/openssl_counter_modes.h"
 #include "kernels/registry.h"
 
 namespace cryptobench {
@@ -258,11 +259,14 @@ class OpensslBackend final : public AesBackend {
         .codec =
             "OpenSSL EVP_EncodeBlock/EVP_DecodeBlock, OPENSSL_buf2hexstr_ex/OPENSSL_hexchar2int",
         .kdf = "OpenSSL EVP_MAC HMAC-SHA256, PKCS5_PBKDF2_HMAC",
-        .register_bits = aes.aesni ? 128u : 0u};
+        .register_bits = aes.aesni ? 128u : 0u,
+        .modes = {Mode::kEcb, Mode::kCbc, Mode::kCtr, Mode::kGcm}};
   }
   std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
     return std::make_unique<OpensslCipher>(mode);
   }
+  std::unique_ptr<AesCtr> make_ctr() const override { return make_openssl_ctr(); }
+  std::unique_ptr<AesGcm> make_gcm() const override { return make_openssl_gcm(); }
   const TextCodec& codec() const override { return codec_; }
 
  protected:
