@@ -290,7 +290,6 @@ void BenchmarkFlags::initialize() {
       usage_error("--benchmark_out: cannot create a temporary file beside '" + out_file_ + "' (" +
                   std::strerror(errno) + ")");
     }
-    keep_mode(fd, out_file_);
     close(fd);
     g_pending_output = name;
     std::atexit(remove_pending_output);
@@ -333,6 +332,7 @@ bool BenchmarkFlags::finish_output(std::size_t ran) const {
   const int fd = open(partial.c_str(), O_RDONLY);
   const bool synced = fd >= 0 && fsync(fd) == 0;
   if (fd >= 0) close(fd);
+  if (synced) keep_mode(partial, out_file_);
   if (!synced || std::rename(partial.c_str(), out_file_.c_str()) != 0) {
     std::fprintf(stderr,
                  "cryptobench: cannot put the results in place of %s (%s); it is unchanged\n",

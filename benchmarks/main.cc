@@ -104,6 +104,11 @@ int run(int argc, char** argv) {
   // A file-size limit must make a write fail (EFBIG), which is checked,
   // rather than kill the run and lose what it measured.
   std::signal(SIGXFSZ, SIG_IGN);
+  // A closed pipe on stdout (| head) must not kill the run either: the
+  // results still go to --benchmark_out. And Ctrl-\ must quit at once even
+  // when a shell started the binary in the background, with SIGQUIT ignored.
+  std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGQUIT, SIG_DFL);
 
   const Options o = parse_options(argc, argv);
   if (o.list_backends) {

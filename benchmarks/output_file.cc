@@ -8,20 +8,27 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 namespace cryptobench::bench {
 
-void keep_mode(int fd, const std::string& path) {
+void keep_mode(const std::string& temporary, const std::string& path) {
   struct stat st {};
-  mode_t mode = 0;
+  mode_t mode = 0666;
   if (stat(path.c_str(), &st) == 0) {
     mode = st.st_mode & 07777;
   } else {
-    mode = umask(0);  // read the umask: there is no other way
-    umask(mode);
-    mode = 0666 & ~mode;
+    // The umask, read without changing it (umask() would, process-wide).
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.rfind("Umask:", 0) == 0) {
+        mode = 0666 & ~static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8));
+        break;
+      }
+    }
   }
-  fchmod(fd, mode);
+  chmod(temporary.c_str(), mode);
 }
 
 std::string output_target_problem(const std::string& path) {
@@ -54,7 +61,6 @@ bool write_file_replacing(const std::string& path, const std::string& data, std:
     *error = std::string("cannot create a temporary file beside it (") + std::strerror(errno) + ")";
     return false;
   }
-  keep_mode(fd, path);
   const char* p = data.data();
   std::size_t left = data.size();
   int failure = 0;
@@ -70,6 +76,7 @@ bool write_file_replacing(const std::string& path, const std::string& data, std:
   }
   if (failure == 0 && fsync(fd) != 0) failure = errno;
   if (close(fd) != 0 && failure == 0) failure = errno;
+  if (failure == 0) keep_mode(temporary, path);
   if (failure == 0 && std::rename(temporary.c_str(), path.c_str()) != 0) failure = errno;
   if (failure != 0) {
     unlink(temporary.c_str());

@@ -17,9 +17,10 @@ inline constexpr std::string_view kTemporarySuffix = ".XXXXXX.partial";
 // its name is too long once the temporary suffix is added. "" when fine.
 std::string output_target_problem(const std::string& path);
 
-// keep_mode: gives the temporary file `fd` the mode `path` has, or a new
-// file would have (mkstemps makes it 0600).
-void keep_mode(int fd, const std::string& path);
+// keep_mode: gives the finished temporary file the mode `path` has, or a
+// new file would have (mkstemps makes it 0600), just before it replaces
+// `path` (earlier, a read-only mode would stop it being written).
+void keep_mode(const std::string& temporary, const std::string& path);
 
 // write_file_replacing: `data` into `path` through a unique temporary file in
 // the same folder (O_EXCL, never a planted link), each write checked, synced

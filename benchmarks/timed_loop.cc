@@ -1,9 +1,11 @@
 #include "benchmarks/timed_loop.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <memory>
@@ -69,7 +71,27 @@ void say(const char* text) {  // async-signal-safe
   [[maybe_unused]] const auto written = write(STDERR_FILENO, text, n);
 }
 
+// A signal sent to the whole process group arrives twice under
+// run-benchmarks (directly, and passed on by the script): a repeat within
+// this long of the first counts once.
+constexpr std::int64_t kRepeatNs = 500'000'000;
+std::atomic<std::int64_t> g_last_signal_ns{0};
+
+std::int64_t monotonic_ns() {  // clock_gettime is async-signal-safe
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return std::int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+}
+
 void on_interrupt(int signo) {
+  const int saved_errno = errno;
+  const std::int64_t now = monotonic_ns();
+  const std::int64_t last = g_last_signal_ns.load();
+  if (last != 0 && now - last < kRepeatNs) {
+    errno = saved_errno;
+    return;
+  }
+  g_last_signal_ns.store(now);
   int none = 0;
   g_signal.compare_exchange_strong(none, signo);
   const int count = g_signal_count.fetch_add(1) + 1;
@@ -85,6 +107,7 @@ void on_interrupt(int signo) {
   } else {
     say("; still writing what finished (Ctrl-\\ quits at once, losing it)\n");
   }
+  errno = saved_errno;
 }
 
 // Google Benchmark calls a benchmark's function several times (to size the
@@ -208,7 +231,10 @@ void run_cell(benchmark::State& state, const Cell& cell, const CellSetup& shared
     g_clock_after_loop.store(core_hz);
     g_clock_generation.fetch_add(1);
     g_clock_generation.notify_all();
-  } else {
+  } else if (!state.error_occurred()) {
+    // A thread that broke out of its loop (an error, or a second signal)
+    // must not wait: thread 0 may be waiting for it at Google Benchmark's
+    // stop barrier, which only its return releases.
     g_clock_generation.wait(clock_generation);
     core_hz = g_clock_after_loop.load();
   }

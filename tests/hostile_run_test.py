@@ -44,9 +44,9 @@ def leftovers(folder):
     return [n for n in os.listdir(folder) if n.endswith(".partial")]
 
 
-def signal_after(p, marker, signals, gap=0.5, delay=0.0):
-    """Sends each of `signals` (`gap` s apart) `delay` s after `marker` shows
-    on p's stderr; returns (stderr, seconds from the last signal to the exit)."""
+def wait_for(p, marker):
+    """Reads p's stderr in a thread until `marker` shows (or p ends); returns
+    the lines read so far (still growing) and the thread."""
     lines = []
     reader = threading.Thread(target=lambda: lines.extend(p.stderr))
     reader.start()
@@ -55,6 +55,13 @@ def signal_after(p, marker, signals, gap=0.5, delay=0.0):
         if p.poll() is not None:
             break
         time.sleep(0.05)
+    return lines, reader
+
+
+def signal_after(p, marker, signals, gap=0.5, delay=0.0):
+    """Sends each of `signals` (`gap` s apart) `delay` s after `marker` shows
+    on p's stderr; returns (stderr, seconds from the last signal to the exit)."""
+    lines, reader = wait_for(p, marker)
     time.sleep(delay)
     for k, sig in enumerate(signals):
         if k:
@@ -95,26 +102,42 @@ def case_signals(binary, work):
     print("PASS: SIGTERM (exit 143) and SIGHUP (exit 129) keep what finished; JSON complete")
 
 
-def case_second_signal(binary, work):
-    """A second Ctrl-C stops even a long benchmark at once and still writes
-    the JSON (it used to kill the process, leaving a .partial file)."""
+def second_signal(binary, work, args, what):
     out = os.path.join(work, "second.json")
     with open(out, "w") as f:
         f.write("GOOD")
-    # One benchmark of at least 30 s: only the second signal can end it soon.
-    p = subprocess.Popen([binary, "--suite=seed002-keys", "--benchmark_repetitions=1",
-                          "--benchmark_filter=keysetup/backend:openssl/.*pbkdf2-sha256-10000/",
-                          "--benchmark_min_time=30", f"--benchmark_out={out}"],
+    p = subprocess.Popen([binary, *args, "--benchmark_repetitions=1", "--benchmark_min_time=30",
+                          f"--benchmark_out={out}"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    err, after = signal_after(p, "Run on (", [signal.SIGINT, signal.SIGINT], gap=1.0)
-    check(p.returncode == 130, f"exit {p.returncode} after two Ctrl-C, expected 130\n{err[-800:]}")
-    check(after < 10, f"the run took {after:.1f} s to end after the second Ctrl-C")
+    # 1 s after the context is printed the first benchmark is running; the
+    # second signal comes 1 s later (a repeat within 0.5 s counts once).
+    err, after = signal_after(p, "Run on (", [signal.SIGINT, signal.SIGINT], gap=1.0, delay=1.0)
+    check(p.returncode == 130, f"{what}: exit {p.returncode} after two Ctrl-C, expected 130\n"
+          f"{err[-800:]}")
+    check("stopping the current benchmark too" in err, f"{what}: the second Ctrl-C was not seen")
+    check(after < 10, f"{what}: the run took {after:.1f} s to end after the second Ctrl-C")
     good, others = complete_results(out)
     check(not good and others and all(b["error_message"] == "not run: the run was interrupted"
                                       for b in others),
-          f"expected the stopped benchmark marked not run, got {good + others}")
-    check(not leftovers(work), f"temporary files left: {leftovers(work)}")
-    print(f"PASS: a second Ctrl-C ended a 30-s benchmark {after:.1f} s later; JSON complete")
+          f"{what}: expected the stopped benchmark marked not run, got {good + others}")
+    check(not leftovers(work), f"{what}: temporary files left: {leftovers(work)}")
+    return after
+
+
+def case_second_signal(binary, work):
+    """A second Ctrl-C stops even a long benchmark at once and still writes
+    the JSON (it used to kill the process, leaving a .partial file); with 4
+    threads too (a thread breaking out of its loop must not deadlock the
+    others at Google Benchmark's stop barrier)."""
+    one = second_signal(binary, work, ["--suite=seed002-keys",
+                                       "--benchmark_filter=keysetup/backend:openssl/"
+                                       ".*pbkdf2-sha256-10000/"], "1 thread")
+    four = [second_signal(binary, work, ["--suite=seed000",
+                                         "--benchmark_filter=seed000/backend:openssl/.*pool:on/"
+                                         ".*threads:4$"], f"4 threads, try {k + 1}")
+            for k in range(3)]
+    print(f"PASS: a second Ctrl-C ended a 30-s benchmark {one:.1f} s later (4 threads: "
+          f"{max(four):.1f} s at most, 3 tries); JSON complete")
 
 
 def case_cpuprofile_full_disk(binary, work):
@@ -125,15 +148,28 @@ def case_cpuprofile_full_disk(binary, work):
         with open(path, "w") as f:
             f.write(text)
     args = [binary, "--suite=seed002-keys", "--benchmark_filter=keysetup/backend:aesni/.*hmac",
-            "--benchmark_min_time=0.3", f"--cpuprofile={prof}", f"--benchmark_out={out}"]
+            "--benchmark_min_time=0.5", f"--cpuprofile={prof}", f"--benchmark_out={out}"]
 
-    def limit(blocks):
+    def limit(size):
         def apply():
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-            resource.setrlimit(resource.RLIMIT_FSIZE, (blocks * 1024, blocks * 1024))
+            resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
         return apply
-    # Room for the results (about 14 KB), not for the profile (about 30 KB).
-    r = run(args, preexec_fn=limit(20))
+    # Unlimited first: both written, the profile in pprof's format; then a
+    # file-size limit with room for the results, not for the profile.
+    r = run(args)
+    check(r.returncode == 0 and "CPU profile written" in r.stderr, f"exit {r.returncode}")
+    with open(prof, "rb") as f:
+        header = f.read(16)
+    check(len(header) == 16 and header[:8] == bytes(8), "the profile lacks pprof's header")
+    profile_size, results_size = os.path.getsize(prof), os.path.getsize(out)
+    check(profile_size > results_size + 4096,
+          f"the profile ({profile_size} B) is too small beside the results ({results_size} B) "
+          "to test a limit between them")
+    for path, text in ((prof, "OLD PROFILE"), (out, "OLD")):
+        with open(path, "w") as f:
+            f.write(text)
+    r = run(args, preexec_fn=limit((profile_size + results_size) // 2))
     check(r.returncode == 1, f"exit {r.returncode}, expected 1\n{r.stderr[-800:]}")
     check("the CPU profile could not be written" in r.stderr and "File too large" in r.stderr,
           f"no clear line about the profile\n{r.stderr[-800:]}")
@@ -141,19 +177,19 @@ def case_cpuprofile_full_disk(binary, work):
     good, _ = complete_results(out)
     check(good, "the results were lost with the profile")
     check(not leftovers(work), f"temporary files left: {leftovers(work)}")
-    # Without a limit both are written, and the profile is pprof's format.
+    # A read-only target is replaced like any other (the mode is kept).
+    os.chmod(out, 0o444)
     r = run(args)
-    check(r.returncode == 0 and "CPU profile written" in r.stderr, f"exit {r.returncode}")
-    with open(prof, "rb") as f:
-        header = f.read(16)
-    check(len(header) == 16 and header[:8] == bytes(8), "the profile lacks pprof's header")
+    check(r.returncode == 0 and (os.stat(out).st_mode & 0o777) == 0o444,
+          f"a read-only --benchmark_out: exit {r.returncode}: {r.stderr[-300:]}")
     # A target that is not a regular file is refused before the run.
     for target in ("/dev/null", work):
         r = run([binary, *ONE, f"--cpuprofile={target}"])
         check(r.returncode == 2 and "not a regular file" in r.stderr,
               f"--cpuprofile={target}: exit {r.returncode}: {r.stderr[-300:]}")
-    print("PASS: under a 20-KiB file-size limit the profile fails cleanly (exit 1), the "
-          "results and the old profile are kept; non-regular targets refused")
+    print(f"PASS: under a {(profile_size + results_size) // 2}-byte file-size limit the profile "
+          "fails cleanly (exit 1), the results and the old profile are kept; a read-only "
+          "target keeps its mode; non-regular targets refused")
 
 
 def case_cpu_mask(binary, work):
@@ -244,27 +280,45 @@ def case_run_benchmarks(binary, work, source):
         check(r.returncode == 2, f"{args}: exit {r.returncode}: {r.stderr[-300:]}")
         check(not os.listdir(runs), f"{args}: left {os.listdir(runs)}")
         check(set(os.listdir(work)) == above, f"{args}: wrote outside the runs folder")
-    p = subprocess.Popen([script, *ONE[:1], "--benchmark_min_time=1",
-                          "--benchmark_repetitions=3",
-                          "--benchmark_filter=backend:(aesni|openssl)/.*op:encrypt/"
-                          "size:(16|4096)/codec:none/pool:on/.*threads:1$"],
-                         env={**os.environ, **env}, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, start_new_session=True)
-    out_lines = []
-    reader = threading.Thread(target=lambda: out_lines.extend(p.stdout))
-    reader.start()
-    # To the script alone, 4 s into 12 repetitions of 1 s (set-up takes 0.5 s).
-    err, _ = signal_after(p, "run-benchmarks: measuring", [signal.SIGTERM], delay=4)
-    reader.join()
-    check(p.returncode == 143, f"exit {p.returncode} after SIGTERM, expected 143\n{err[-800:]}")
-    (folder,) = os.listdir(runs)
-    folder = os.path.join(runs, folder)
-    good, others = complete_results(os.path.join(folder, "benchmark.json"))
-    check(good and others, "expected finished and skipped repetitions")
-    check(os.path.exists(os.path.join(folder, "answer.txt")), "no answer after SIGTERM")
-    check(not leftovers(folder), f"temporary files left: {leftovers(folder)}")
-    print("PASS: run-benchmarks refuses bad input before making a folder; SIGTERM to it keeps "
-          f"{len(good)} finished repetitions and writes the answer")
+    args = [script, *ONE[:1], "--benchmark_min_time=1", "--benchmark_repetitions=3",
+            "--benchmark_filter=backend:(openssl|gcrypt|nettle)/.*op:encrypt/size:(16|4096)/"
+            "codec:none/pool:on/.*threads:1$"]
+    cases = [("to the script", 4, False), ("to the process group", 4, True),
+             ("before anything finished", 0, True)]
+    for what, delay, group in cases:
+        shutil.rmtree(runs)
+        os.makedirs(runs)
+        p = subprocess.Popen(args, env={**os.environ, **env}, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+        out_lines = []
+        reader = threading.Thread(target=lambda: out_lines.extend(p.stdout))
+        reader.start()
+        # 4 s into 18 repetitions of 1 s (set-up takes 0.5 s), or at once.
+        lines, err_reader = wait_for(p, "run-benchmarks: measuring")
+        time.sleep(delay)
+        (os.killpg if group else os.kill)(p.pid, signal.SIGTERM)
+        p.wait(timeout=120)
+        reader.join()
+        err_reader.join()
+        err = "".join(lines)
+        check(p.returncode == 143, f"{what}: exit {p.returncode}, expected 143\n{err[-800:]}")
+        (folder,) = os.listdir(runs)
+        folder = os.path.join(runs, folder)
+        check(not leftovers(folder), f"{what}: temporary files left: {leftovers(folder)}")
+        if delay == 0:
+            check("interrupted before any benchmark finished" in err, f"{what}: not said\n{err}")
+            continue
+        good, others = complete_results(os.path.join(folder, "benchmark.json"))
+        check(good and others, f"{what}: expected finished and skipped repetitions")
+        check(os.path.exists(os.path.join(folder, "answer.txt")), f"{what}: no answer")
+        log = open(os.path.join(folder, "stderr.txt")).read()
+        check("stopping the current benchmark too" not in log,
+              f"{what}: one SIGTERM counted twice\n{log[-500:]}")
+        check("interrupted: the repetitions that finished are kept" in log,
+              f"{what}: stderr.txt lost the binary's last lines")
+    print("PASS: run-benchmarks refuses bad input before making a folder; SIGTERM to it, or to "
+          "its process group, keeps the finished repetitions and writes the answer; before "
+          "anything finished it says so")
 
 
 def main():
