@@ -60,11 +60,12 @@ class BotanCtr final : public AesCtr {
 
 class BotanGcm final : public AesGcm {
  public:
-  // Botan 2.19 gcm.cpp: GCM_Mode takes tags of 8 and of 12 to 16 bytes (the
-  // 8-byte one "deprecated"); GcmLimits holds one contiguous range, so the
-  // 12 to 16 bytes are offered. valid_nonce_length: any length but 0. Keys:
-  // AES-128/192/256.
-  GcmLimits limits() const override { return {.min_nonce = 1, .min_tag = 12}; }
+  // Botan 2.19 gcm.cpp: GCM_Mode takes tags of 8 (the comment there calls
+  // it deprecated) and of 12 to 16 bytes, and throws Invalid_Argument for
+  // any other; valid_nonce_length: any length but 0. Keys: AES-128/192/256.
+  GcmLimits limits() const override {
+    return {.min_nonce = 1, .min_tag = 12, .also_tags = 1u << 8};
+  }
 
  protected:
   Error schedule_key(Bytes key) override {

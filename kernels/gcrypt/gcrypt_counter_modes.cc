@@ -84,11 +84,13 @@ class GcryptCtr final : public AesCtr {
 class GcryptGcm final : public AesGcm {
  public:
   // libgcrypt 1.10 cipher-gcm.c: _gcry_cipher_gcm_initiv refuses only an
-  // empty IV (any other length is hashed, up to 2^64 bits); is_tag_length_
-  // valid takes the SP 800-38D tag lengths 16, 15, 14, 13, 12, 8 and 4
-  // bytes, and GcmLimits holds one contiguous range, so 12 to 16 are offered
-  // here. GCRY_CIPHER_AES128/192/256 give every key size.
-  GcmLimits limits() const override { return {.min_nonce = 1, .min_tag = 12}; }
+  // empty IV (any other length is hashed, up to 2^64 bits); gettag and
+  // checktag take is_tag_length_valid's SP 800-38D lengths, 16, 15, 14, 13,
+  // 12, 8 and 4 bytes, and no other; GCRY_CIPHER_AES128/192/256 give every
+  // key size.
+  GcmLimits limits() const override {
+    return {.min_nonce = 1, .min_tag = 12, .also_tags = 1u << 4 | 1u << 8};
+  }
 
  protected:
   Error schedule_key(Bytes key) override { return handle_.set_key(key); }
