@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "kernels/pkcs7.h"
 
@@ -12,7 +14,10 @@ bool GcmLimits::allows_nonce(std::size_t n) const {
   return nonce_12_only ? n == 12 : n >= min_nonce && n <= max_nonce;
 }
 
-bool GcmLimits::allows_tag(std::size_t n) const { return n == 16 || (n >= min_tag && n <= 16); }
+bool GcmLimits::allows_tag(std::size_t n) const {
+  if (n == 16 || (n >= min_tag && n <= 16)) return true;
+  return n >= 4 && n < min_tag && n < 32 && ((also_tags >> n) & 1u) != 0;
+}
 
 bool GcmLimits::allows_key(std::size_t n) const {
   return (n == 16 && key_16) || (n == 24 && key_24) || (n == 32 && key_32);
@@ -28,8 +33,23 @@ std::string GcmLimits::describe() const {
   const std::string nonces = nonce_12_only ? "12-byte nonces only"
                                            : "nonces of " + std::to_string(min_nonce) + " to " +
                                                  std::to_string(max_nonce) + " bytes";
-  const std::string tags =
-      min_tag >= 16 ? "16-byte tags only" : "tags of " + std::to_string(min_tag) + " to 16 bytes";
+  // The tag lengths as "4, 8 or 12 to 16": also_tags's, then the range.
+  std::vector<std::string> items;
+  for (std::size_t n = 4; n < min_tag && n < 16; ++n) {
+    if (allows_tag(n)) items.push_back(std::to_string(n));
+  }
+  items.push_back(min_tag >= 16 ? "16" : std::to_string(min_tag) + " to 16");
+  std::string tags;
+  if (items.size() == 1 && min_tag >= 16) {
+    tags = "16-byte tags only";
+  } else {
+    tags = "tags of ";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (i != 0) tags += i + 1 == items.size() ? " or " : ", ";
+      tags += items[i];
+    }
+    tags += " bytes";
+  }
   return nonces + ", " + tags + ", " + keys + "-bit keys";
 }
 

@@ -32,12 +32,17 @@ struct GcmLimits {
   std::size_t max_nonce = std::size_t{1} << 16;
   bool nonce_12_only = false;  // only the 96-bit fast path
   std::size_t min_tag = 4;     // bytes; 16 is always accepted
+  // also_tags: bit n set: an n-byte tag (4 <= n < min_tag) is accepted too,
+  // for a library that takes exactly SP 800-38D's set beside 12..16 (4 and
+  // 8 bytes) and no tag between.
+  std::uint32_t also_tags = 0;
   bool key_16 = true, key_24 = true, key_32 = true;
 
   bool allows_nonce(std::size_t n) const;
   bool allows_tag(std::size_t n) const;
   bool allows_key(std::size_t n) const;
-  // describe: "nonces of 1 to 65536 bytes, tags of 4 to 16 bytes, 128/192/256-bit keys".
+  // describe: "nonces of 1 to 65536 bytes, tags of 4 to 16 bytes, 128/192/256-bit keys"
+  // ("tags of 4, 8 or 12 to 16 bytes" with also_tags).
   std::string describe() const;
 };
 

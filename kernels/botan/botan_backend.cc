@@ -12,6 +12,7 @@
 
 #include <cstring>
 
+#include "kernels/botan/botan_counter_modes.h"
 #include "kernels/registry.h"
 
 namespace cryptobench {
@@ -178,14 +179,18 @@ class BotanBackend final : public AesBackend {
     return {.name = "botan",
             .library = "Botan",
             .version = Botan::short_version_string(),
-            .code_path = "AES provider " + provider + meaning + " (Botan CPUID dispatch)",
+            .code_path = "AES provider " + provider + meaning + " (Botan CPUID dispatch); " +
+                         botan_modes_path(),
             .codec = "Botan base64_encode/base64_decode, hex_encode/hex_decode",
             .kdf = "Botan HMAC(SHA-256), PBKDF2(SHA-256)",
-            .register_bits = provider == "cpu" ? 128u : 0u};
+            .register_bits = provider == "cpu" ? 128u : 0u,
+            .modes = {Mode::kEcb, Mode::kCbc, Mode::kCtr, Mode::kGcm}};
   }
   std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
     return std::make_unique<BotanCipher>(mode);
   }
+  std::unique_ptr<AesCtr> make_ctr() const override { return make_botan_ctr(); }
+  std::unique_ptr<AesGcm> make_gcm() const override { return make_botan_gcm(); }
   const TextCodec& codec() const override { return codec_; }
 
  protected:

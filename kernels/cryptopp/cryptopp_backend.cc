@@ -13,6 +13,7 @@
 
 #include <cstring>
 
+#include "kernels/cryptopp/cryptopp_counter_modes.h"
 #include "kernels/registry.h"
 
 namespace cryptobench {
@@ -153,15 +154,18 @@ class CryptoppBackend final : public AesBackend {
     return {.name = "cryptopp",
             .library = "Crypto++",
             .version = version,
-            .code_path =
-                "Rijndael provider " + probe.AlgorithmProvider() + " (CPUID dispatch in Crypto++)",
+            .code_path = "Rijndael provider " + probe.AlgorithmProvider() +
+                         " (CPUID dispatch in Crypto++); " + cryptopp_modes_path(),
             .codec = "Crypto++ Base64Encoder/Decoder, HexEncoder/Decoder",
             .kdf = "Crypto++ HMAC<SHA256>, PKCS5_PBKDF2_HMAC<SHA256>",
-            .register_bits = probe.AlgorithmProvider() == "AESNI" ? 128u : 0u};
+            .register_bits = probe.AlgorithmProvider() == "AESNI" ? 128u : 0u,
+            .modes = {Mode::kEcb, Mode::kCbc, Mode::kCtr, Mode::kGcm}};
   }
   std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
     return std::make_unique<CryptoppCipher>(mode);
   }
+  std::unique_ptr<AesCtr> make_ctr() const override { return make_cryptopp_ctr(); }
+  std::unique_ptr<AesGcm> make_gcm() const override { return make_cryptopp_gcm(); }
   const TextCodec& codec() const override { return codec_; }
 
  protected:

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "kernels/gcrypt/gcrypt_counter_modes.h"
 #include "kernels/registry.h"
 
 namespace cryptobench {
@@ -242,9 +243,19 @@ class GcryptBackend final : public AesBackend {
     } else {
       path = "table-based AES (no AES instructions)";
     }
+    // CTR runs rijndael.c's ctr_enc bulk routine; GCM the same routine (its
+    // cipher-gcm.c splits where the 32-bit counter wraps: 1.10 has no AES
+    // GCM bulk routine) and GHASH chosen by cipher-gcm.c setupM.
+    const std::string ctr = vaes    ? "VAES/AVX2 ctr_enc bulk routine (256-bit ymm)"
+                            : aesni ? "AES-NI ctr_enc bulk routine (128-bit)"
+                            : has_hwf(hwf, "intel-ssse3") ? "SSSE3 ctr_enc bulk routine"
+                                                          : "table-based _gcry_aes_ctr_enc";
+    path += "; CTR: " + ctr + "; GCM: counter on " + ctr + ", GHASH " +
+            (has_hwf(hwf, "intel-pclmul") ? "PCLMULQDQ (intel-pclmul)" : "table-based C");
     path += "; per libgcrypt's own hwflist (gcry_get_config): " +
             (hwf.empty() ? std::string("empty") : hwf) +
-            ", and libgcrypt 1.10's rule in cipher/rijndael.c do_setkey";
+            ", and libgcrypt 1.10's rules in cipher/rijndael.c do_setkey and cipher/cipher-gcm.c "
+            "setupM";
     return {.name = "gcrypt",
             .library = "libgcrypt",
             .version = gcry_check_version(nullptr),
@@ -255,11 +266,14 @@ class GcryptBackend final : public AesBackend {
                 "which gcry_kdf_derive refuses, runs RFC 8018's loop over gcry_md HMAC)",
             .register_bits = bits,
             .ecb_register_bits = bits == 256 ? 128u : 0u,
+            .modes = {Mode::kEcb, Mode::kCbc, Mode::kCtr, Mode::kGcm},
             .codec_source = CodecSource::kProject};
   }
   std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
     return std::make_unique<GcryptCipher>(mode);
   }
+  std::unique_ptr<AesCtr> make_ctr() const override { return make_gcrypt_ctr(); }
+  std::unique_ptr<AesGcm> make_gcm() const override { return make_gcrypt_gcm(); }
   const TextCodec& codec() const override { return project_codec(); }
 
  protected:

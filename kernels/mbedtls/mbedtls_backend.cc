@@ -11,23 +11,15 @@
 #include <cstring>
 #include <string>
 
+#include "kernels/mbedtls/mbedtls_counter_modes.h"
 #include "kernels/registry.h"
 
 namespace cryptobench {
-namespace {
-
-// mbedtls_aesni_has_support is what mbedtls_aes_setkey_enc/crypt_ecb ask
-// before taking the AES-NI path; it is only declared when the config has
-// MBEDTLS_AESNI_C and an x86-64 implementation.
-#if defined(MBEDTLS_AESNI_C) && defined(MBEDTLS_AESNI_HAVE_CODE)
-bool mbedtls_uses_aesni() { return mbedtls_aesni_has_support(MBEDTLS_AESNI_AES) != 0; }
-#else
-bool mbedtls_uses_aesni() { return false; }
-#endif
 
 // Without MBEDTLS_AES_ROM_TABLES (Debian's config), the first setkey builds
 // the AES tables in unsynchronised globals; build them once here, before any
-// thread keys a cipher.
+// thread keys a cipher (the block ciphers here, CTR and GCM in
+// mbedtls_counter_modes.cc).
 bool mbedtls_tables_ready() {
   static const bool ready = [] {
     mbedtls_aes_context ctx;
@@ -40,6 +32,21 @@ bool mbedtls_tables_ready() {
   }();
   return ready;
 }
+
+namespace {
+
+// mbedtls_aesni_has_support is what mbedtls_aes_setkey_enc/crypt_ecb ask
+// before taking the AES-NI path; it is only declared when the config has
+// MBEDTLS_AESNI_C and an x86-64 implementation.
+// gcm.c asks mbedtls_aesni_has_support(MBEDTLS_AESNI_CLMUL) before taking
+// its PCLMULQDQ GHASH multiply (mbedtls_aesni_gcm_mult).
+#if defined(MBEDTLS_AESNI_C) && defined(MBEDTLS_AESNI_HAVE_CODE)
+bool mbedtls_uses_aesni() { return mbedtls_aesni_has_support(MBEDTLS_AESNI_AES) != 0; }
+bool mbedtls_uses_clmul() { return mbedtls_aesni_has_support(MBEDTLS_AESNI_CLMUL) != 0; }
+#else
+bool mbedtls_uses_aesni() { return false; }
+bool mbedtls_uses_clmul() { return false; }
+#endif
 
 class MbedtlsCipher final : public AesCipher {
  public:
@@ -202,20 +209,30 @@ class MbedtlsBackend final : public AesBackend {
                 "interleaving (mbedtls_aes_crypt_cbc calls mbedtls_aes_crypt_ecb block by block, "
                 "which calls mbedtls_aesni_crypt_ecb: objdump of libmbedcrypto.so)"
               : "table-based C (mbedtls_aesni_has_support(MBEDTLS_AESNI_AES) = 0 on this CPU)";
+    const std::string modes =
+        std::string(
+            "; CTR: mbedtls_aes_crypt_ctr, one block per mbedtls_aes_crypt_ecb call; GCM: "
+            "mbedtls_gcm_*, one block per call through mbedtls_cipher, GHASH ") +
+        (mbedtls_uses_clmul() ? "PCLMULQDQ (mbedtls_aesni_has_support(MBEDTLS_AESNI_CLMUL) = 1)"
+                              : "4-bit tables in C (mbedtls_aesni_has_support(MBEDTLS_AESNI_CLMUL) "
+                                "= 0)");
     return {.name = "mbedtls",
             .library = "mbedTLS",
             .version = version,
-            .code_path = path,
+            .code_path = path + modes,
             .codec =
                 "mbedTLS mbedtls_base64_encode/mbedtls_base64_decode; hex: cryptobench codec "
                 "(mbedTLS has no hex codec)",
             .kdf = "mbedTLS mbedtls_md HMAC-SHA256, mbedtls_pkcs5_pbkdf2_hmac",
             .register_bits = aesni ? 128u : 0u,
+            .modes = {Mode::kEcb, Mode::kCbc, Mode::kCtr, Mode::kGcm},
             .codec_source = CodecSource::kLibrary};
   }
   std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
     return std::make_unique<MbedtlsCipher>(mode);
   }
+  std::unique_ptr<AesCtr> make_ctr() const override { return make_mbedtls_ctr(); }
+  std::unique_ptr<AesGcm> make_gcm() const override { return make_mbedtls_gcm(); }
   const TextCodec& codec() const override { return codec_; }
 
  protected:

@@ -7,6 +7,7 @@
 #include <nettle/base16.h>
 #include <nettle/base64.h>
 #include <nettle/cbc.h>
+#include <nettle/gcm.h>
 #include <nettle/hmac.h>
 #include <nettle/pbkdf2.h>
 #include <nettle/version.h>
@@ -18,6 +19,7 @@
 #include <string_view>
 
 #include "kernels/cpu_features.h"
+#include "kernels/nettle/nettle_counter_modes.h"
 #include "kernels/registry.h"
 
 namespace cryptobench {
@@ -237,11 +239,11 @@ class NettleKeyDeriver final : public KeyDeriver {
 // (NETTLE_INTERNAL), so the pointer's target can be named exactly.
 enum class Chosen { kAesni, kC, kUnknown };
 
-Chosen chosen_variant(void* lib, const char* entry_name, const std::string& variant_base) {
+// dispatch_target: where the fat entry point `entry_name` jumps; nullptr
+// when it is not in `lib`.
+const void* dispatch_target(void* lib, const char* entry_name) {
   auto* entry = static_cast<const std::uint8_t*>(dlsym(lib, entry_name));
-  void* aesni = dlsym(lib, (variant_base + "_aesni").c_str());
-  void* c = dlsym(lib, (variant_base + "_c").c_str());
-  if (entry == nullptr || aesni == nullptr || c == nullptr) return Chosen::kUnknown;
+  if (entry == nullptr) return nullptr;
   const void* target = entry;  // an IFUNC build resolves to the variant itself
   if (entry[0] == 0xff && entry[1] == 0x25) {
     std::int32_t displacement;
@@ -250,14 +252,34 @@ Chosen chosen_variant(void* lib, const char* entry_name, const std::string& vari
     std::memcpy(&slot_value, entry + 6 + displacement, sizeof slot_value);
     target = slot_value;
   }
+  return target;
+}
+
+Chosen chosen_variant(void* lib, const char* entry_name, const std::string& variant_base) {
+  const void* target = dispatch_target(lib, entry_name);
+  void* aesni = dlsym(lib, (variant_base + "_aesni").c_str());
+  void* c = dlsym(lib, (variant_base + "_c").c_str());
+  if (target == nullptr || aesni == nullptr || c == nullptr) return Chosen::kUnknown;
   if (target == aesni) return Chosen::kAesni;
   if (target == c) return Chosen::kC;
   return Chosen::kUnknown;
 }
 
+// ghash_variant: GCM's GHASH as Nettle 3.8's fat dispatch chose it: the
+// internal _nettle_ghash_update jumps to its _pclmul or _table variant.
+std::string ghash_variant(void* lib) {
+  const void* target = dispatch_target(lib, "_nettle_ghash_update");
+  void* pclmul = dlsym(lib, "_nettle_ghash_update_pclmul");
+  void* table = dlsym(lib, "_nettle_ghash_update_table");
+  if (target != nullptr && target == pclmul) return "PCLMULQDQ (_nettle_ghash_update_pclmul)";
+  if (target != nullptr && target == table) return "table-based C (_nettle_ghash_update_table)";
+  return "unknown (its dispatch could not be read here)";
+}
+
 struct NettleAesPath {
   std::string description;
   bool aesni;
+  std::string ghash;  // what GCM's GHASH runs
 };
 
 // Nettle's own rule, for when the dispatch cannot be read.
@@ -284,6 +306,12 @@ NettleAesPath nettle_aes_path() {
   aes128_set_encrypt_key(&probe, zero_key);
   aes128_encrypt(&probe, sizeof block, block, block);
   secure_wipe(&probe, sizeof probe);
+  gcm_aes128_ctx gcm_probe;  // and GHASH's
+  gcm_aes128_set_key(&gcm_probe, zero_key);
+  gcm_aes128_set_iv(&gcm_probe, GCM_IV_SIZE, block);
+  gcm_aes128_update(&gcm_probe, sizeof block, block);
+  gcm_aes128_digest(&gcm_probe, sizeof block, block);
+  secure_wipe(&gcm_probe, sizeof gcm_probe);
 
   Dl_info info{};
   void* lib = nullptr;
@@ -292,7 +320,9 @@ NettleAesPath nettle_aes_path() {
     lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
   }
   Chosen enc = Chosen::kUnknown, dec = Chosen::kUnknown, cbc = Chosen::kUnknown;
+  std::string ghash = "unknown (its dispatch could not be read here)";
   if (lib != nullptr) {
+    ghash = ghash_variant(lib);
     enc = chosen_variant(lib, "nettle_aes128_encrypt", "_nettle_aes128_encrypt");
     dec = chosen_variant(lib, "nettle_aes128_decrypt", "_nettle_aes128_decrypt");
     cbc = chosen_variant(lib, "nettle_cbc_aes128_encrypt", "_nettle_cbc_aes128_encrypt");
@@ -308,13 +338,13 @@ NettleAesPath nettle_aes_path() {
                 ", read at run time from Nettle's fat dispatch: nettle_aes128_encrypt, "
                 "_decrypt and cbc_aes128_encrypt jump to the exported _nettle_*_" +
                 (aesni ? "aesni" : "c") + " functions",
-            aesni};
+            aesni, ghash};
   }
   std::string why;
   const bool aesni = nettle_rule_says_aesni(why);
   return {std::string(aesni ? kAesniText : kCText) + ", per Nettle's fat rule (" + why +
               "); its dispatch pointers could not be read here",
-          aesni};
+          aesni, ghash};
 }
 
 const NettleAesPath& nettle_path() {
@@ -331,16 +361,22 @@ class NettleBackend final : public AesBackend {
             // The library reports major.minor only.
             .version = std::to_string(nettle_version_major()) + "." +
                        std::to_string(nettle_version_minor()),
-            .code_path = path.description,
+            .code_path = path.description +
+                         "; CTR: ctr_crypt over aes*_encrypt (counter blocks filled, then "
+                         "encrypted in bulk); GCM: gcm_aes*, the same counter code, GHASH " +
+                         path.ghash,
             .codec =
                 "Nettle base64_encode_raw/base64_decode_update, "
                 "base16_encode_update/base16_decode_update",
             .kdf = "Nettle hmac_sha256_set_key/update/digest, pbkdf2_hmac_sha256",
-            .register_bits = path.aesni ? 128u : 0u};
+            .register_bits = path.aesni ? 128u : 0u,
+            .modes = {Mode::kEcb, Mode::kCbc, Mode::kCtr, Mode::kGcm}};
   }
   std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
     return std::make_unique<NettleCipher>(mode);
   }
+  std::unique_ptr<AesCtr> make_ctr() const override { return make_nettle_ctr(); }
+  std::unique_ptr<AesGcm> make_gcm() const override { return make_nettle_gcm(); }
   const TextCodec& codec() const override { return codec_; }
 
  protected:
