@@ -143,6 +143,15 @@ int run(int argc, char** argv) {
         "other");
   }
   const std::vector<Cell> cells = offered_cells(suite, *backends, cores);
+  if (cells.empty()) {
+    // A backend offering none of the suite's modes (a GCM-only library) has no cells.
+    std::string offered;
+    for (const BackendSet::Member& m : backends->members()) {
+      offered += (offered.empty() ? "" : "; ") + m.name + ": " + mode_names(m.info.modes);
+    }
+    usage_error("suite " + o.suite + " has no benchmark in a mode these backends offer (" +
+                offered + ")");
+  }
   std::vector<std::string> names;
   names.reserve(cells.size());
   for (const Cell& cell : cells) names.push_back(cell.full_name());

@@ -123,14 +123,21 @@ TEST_P(CounterModesTest, GcmMatchesOpenssl) {
   ASSERT_NE(reference, nullptr);
   const GcmLimits mine = g->limits(), theirs = reference->limits();
   std::mt19937_64 rng(2);
+  // The key sizes in turn, among those the library offers (AES-256 only, for
+  // libsodium).
+  std::vector<std::size_t> key_sizes;
+  for (const std::size_t k : {16u, 24u, 32u}) {
+    if (mine.allows_key(k)) key_sizes.push_back(k);
+  }
+  ASSERT_FALSE(key_sizes.empty());
   int checked = 0;
   for (int round = 0; round < 300; ++round) {
-    const std::size_t key_size = 16 + 8 * (round % 3);
+    const std::size_t key_size = key_sizes[static_cast<std::size_t>(round) % key_sizes.size()];
     std::size_t nonce_size = round % 4 == 0 ? 1 + rng() % 64 : 12;
     if (!mine.allows_nonce(nonce_size) || !theirs.allows_nonce(nonce_size)) nonce_size = 12;
     std::size_t tag_size = round % 5 == 0 ? 4 + rng() % 13 : 16;
     if (!mine.allows_tag(tag_size) || !theirs.allows_tag(tag_size)) tag_size = 16;
-    if (!mine.allows_key(key_size) || !mine.allows_nonce(nonce_size)) continue;
+    if (!mine.allows_nonce(nonce_size)) continue;
     const std::size_t size = round < 40 ? static_cast<std::size_t>(round) : rng() % 2000;
     const GcmCase c{random_bytes(rng, key_size), random_bytes(rng, nonce_size),
                     random_bytes(rng, round % 3 == 0 ? 0 : rng() % 40), random_bytes(rng, size),

@@ -1,7 +1,9 @@
 // gnutls_backend.cc: GnuTLS 3.7's cipher API (gnutls_cipher_init with
 // GNUTLS_CIPHER_AES_{128,192,256}_CBC, gnutls_cipher_set_iv,
-// gnutls_cipher_{en,de}crypt2), its Base64/hex helpers, gnutls_hmac_fast and
-// gnutls_pbkdf2. The cipher API has no ECB, so this backend offers CBC only.
+// gnutls_cipher_{en,de}crypt2), its AEAD API for GCM (gnutls_aead_cipher_*
+// with GNUTLS_CIPHER_AES_{128,192,256}_GCM), its Base64/hex helpers,
+// gnutls_hmac_fast and gnutls_pbkdf2. GnuTLS has no AES-ECB and no AES-CTR,
+// so this backend offers CBC and GCM.
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 
@@ -96,6 +98,93 @@ class GnutlsCipher final : public AesCipher {
   }
 
   gnutls_cipher_hd_t handle_ = nullptr;
+};
+
+gnutls_cipher_algorithm_t gcm_algorithm(std::size_t key_size) {
+  return key_size == 16   ? GNUTLS_CIPHER_AES_128_GCM
+         : key_size == 24 ? GNUTLS_CIPHER_AES_192_GCM
+                          : GNUTLS_CIPHER_AES_256_GCM;
+}
+
+// GCM through the AEAD API: one handle, re-keyed in place with
+// gnutls_aead_cipher_set_key while the key size stays (a new size needs a
+// handle of the other algorithm). A message is one gnutls_aead_cipher_
+// encryptv2/decryptv2 call: those take the tag apart from the text (the
+// one-shot gnutls_aead_cipher_encrypt appends it, which `out` has no room
+// for) and work in place on the buffer they are given, so a message that is
+// not sealed in place is first copied to `out`.
+//
+// What GnuTLS 3.7.9 accepts, measured: 12-byte nonces only where its x86
+// GCM runs (the AES-NI/PCLMUL code refuses other lengths in encryptv2 with
+// GNUTLS_E_INVALID_REQUEST; worse, the one-shot gnutls_aead_cipher_encrypt
+// returns success with a wrong ciphertext and tag for them; with
+// GNUTLS_CPUID_OVERRIDE=0x1, Nettle's GCM takes any length), and
+// tags of 1 to 16 bytes (truncations of the full tag, both ways).
+GcmLimits gnutls_gcm_limits() { return {.nonce_12_only = true, .min_tag = 4}; }
+
+class GnutlsGcm final : public AesGcm {
+ public:
+  ~GnutlsGcm() override { release(); }
+  GcmLimits limits() const override { return gnutls_gcm_limits(); }
+
+ protected:
+  Error schedule_key(Bytes key) override {
+    const gnutls_datum_t key_datum = datum(key.data(), key.size());
+    if (handle_ != nullptr && key.size() == handle_key_size_) {
+      if (gnutls_aead_cipher_set_key(handle_, &key_datum) < 0) {
+        release();
+        return Error::kLibraryFailure;
+      }
+      return Error::kNone;
+    }
+    release();
+    if (gnutls_aead_cipher_init(&handle_, gcm_algorithm(key.size()), &key_datum) < 0) {
+      handle_ = nullptr;
+      return Error::kLibraryFailure;
+    }
+    handle_key_size_ = key.size();
+    return Error::kNone;
+  }
+  Error seal_checked(Bytes nonce, Bytes aad, Bytes in, std::uint8_t* out,
+                     MutableBytes tag) override {
+    if (out != in.data() && !in.empty()) std::memcpy(out, in.data(), in.size());
+    const giovec_t text = {out, in.size()},
+                   auth = {const_cast<std::uint8_t*>(aad.data()), aad.size()};
+    std::size_t tag_size = tag.size();
+    if (gnutls_aead_cipher_encryptv2(
+            handle_, nonce.data(), nonce.size(), aad.empty() ? nullptr : &auth, aad.empty() ? 0 : 1,
+            in.empty() ? nullptr : &text, in.empty() ? 0 : 1, tag.data(), &tag_size) < 0 ||
+        tag_size != tag.size()) {
+      return Error::kLibraryFailure;
+    }
+    return Error::kNone;
+  }
+  Error open_checked(Bytes nonce, Bytes aad, Bytes in, Bytes tag, std::uint8_t* out) override {
+    if (out != in.data() && !in.empty()) std::memcpy(out, in.data(), in.size());
+    const giovec_t text = {out, in.size()},
+                   auth = {const_cast<std::uint8_t*>(aad.data()), aad.size()};
+    // decryptv2 takes a mutable tag pointer but only reads it; it compares
+    // in constant time (gnutls_memcmp) and returns GNUTLS_E_DECRYPTION_FAILED
+    // on a mismatch.
+    std::uint8_t expected[16];
+    std::memcpy(expected, tag.data(), tag.size());
+    const int rc = gnutls_aead_cipher_decryptv2(
+        handle_, nonce.data(), nonce.size(), aad.empty() ? nullptr : &auth, aad.empty() ? 0 : 1,
+        in.empty() ? nullptr : &text, in.empty() ? 0 : 1, expected, tag.size());
+    if (rc == GNUTLS_E_DECRYPTION_FAILED) return Error::kBadTag;
+    return rc < 0 ? Error::kLibraryFailure : Error::kNone;
+  }
+
+ private:
+  // gnutls_aead_cipher_deinit wipes the key schedule before freeing it.
+  void release() {
+    if (handle_ != nullptr) gnutls_aead_cipher_deinit(handle_);
+    handle_ = nullptr;
+    handle_key_size_ = 0;
+  }
+
+  gnutls_aead_cipher_hd_t handle_ = nullptr;
+  std::size_t handle_key_size_ = 0;  // the key size of handle_'s algorithm
 };
 
 // GnuTLS's Base64 helpers allocate their output (copied out, then freed);
@@ -230,26 +319,42 @@ GnutlsAesPath gnutls_aes_path() {
   const bool intel_or_amd = cpu.vendor == "GenuineIntel" || cpu.vendor == "AuthenticAMD";
   bool aesni = cpu.aesni;
   bool ssse3 = cpu.ssse3;
+  bool pclmul = cpu.pclmulqdq;
   std::string note = "per CPUID";
   if (const char* env = std::getenv("GNUTLS_CPUID_OVERRIDE"); env != nullptr) {
     const long caps = std::strtol(env, nullptr, 0);
     if (caps != 0) {
       aesni = aesni && (caps & 0x1) == 0 && (caps & 0x2) != 0;
       ssse3 = ssse3 && (caps & 0x1) == 0 && (caps & 0x4) != 0;
+      pclmul = pclmul && (caps & 0x1) == 0 && (caps & 0x8) != 0;
       note = "per CPUID and GNUTLS_CPUID_OVERRIDE=" + std::string(env);
     }
   }
   const std::string nettle =
       "Nettle's AES (GnuTLS registered no accelerated AES-CBC; Nettle picks its own code, with "
       "AES-NI when the CPU has it), ";
+  // GCM is registered by the same rule (lib/accelerated/x86/x86-common.c).
+  const std::string nettle_gcm = "; GCM: Nettle's GCM";
   if (!intel_or_amd) {
     return {nettle + "vendor " + cpu.vendor +
-                " (GnuTLS's Intel/AMD rule does not apply; VIA/Zhaoxin paths not modelled)",
+                " (GnuTLS's Intel/AMD rule does not apply; VIA/Zhaoxin paths not modelled)" +
+                nettle_gcm,
             cpu.aesni ? 128u : 0u};
   }
-  if (aesni) return {"GnuTLS aesni_x86 (CRYPTOGAMS AES-NI assembly), " + note, 128};
-  if (ssse3) return {"GnuTLS aes_ssse3 (vpaes: SSSE3 vector permutes, no AES-NI), " + note, 0};
-  return {nettle + note, cpu.aesni ? 128u : 0u};
+  if (aesni) {
+    return {"GnuTLS aesni_x86 (CRYPTOGAMS AES-NI assembly), " + note +
+                (pclmul ? "; GCM: GnuTLS aes-gcm-x86-pclmul (AES-NI and PCLMUL assembly; its "
+                          "AVX variant when the CPU also has AVX and MOVBE, which "
+                          "GNUTLS_DEBUG_LEVEL=2 reports as \"Intel GCM accelerator (AVX)\")"
+                        : "; GCM: GnuTLS aes-gcm-x86-aesni (AES-NI, GHASH without PCLMUL)"),
+            128};
+  }
+  if (ssse3) {
+    return {"GnuTLS aes_ssse3 (vpaes: SSSE3 vector permutes, no AES-NI), " + note +
+                "; GCM: GnuTLS aes-gcm-x86-ssse3",
+            0};
+  }
+  return {nettle + note + nettle_gcm, cpu.aesni ? 128u : 0u};
 }
 
 class GnutlsBackend final : public AesBackend {
@@ -260,16 +365,23 @@ class GnutlsBackend final : public AesBackend {
     return {.name = "gnutls",
             .library = "GnuTLS",
             .version = version != nullptr ? version : "unknown",
-            .code_path = aes.description,
+            .code_path = aes.description +
+                         " (GCM through gnutls_aead_cipher_encryptv2/decryptv2, which work in "
+                         "place: a message not sealed or opened in place is copied to its output "
+                         "first)",
             .codec = "GnuTLS gnutls_base64_encode2/decode2, gnutls_hex_encode/decode",
             .kdf = "GnuTLS gnutls_hmac_fast HMAC-SHA256, gnutls_pbkdf2",
             .register_bits = aes.register_bits,
-            .modes = {Mode::kCbc},
-            .not_offered = "ECB: GnuTLS's cipher API has no ECB mode"};
+            .modes = {Mode::kCbc, Mode::kGcm},
+            .not_offered =
+                "ECB: GnuTLS's cipher API has no ECB mode; CTR: GnuTLS 3.7 has no "
+                "AES-CTR cipher (gnutls_cipher_list() lists none; its only CTR "
+                "ciphers are GOST's)"};
   }
   std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
     return std::make_unique<GnutlsCipher>(mode);
   }
+  std::unique_ptr<AesGcm> make_gcm() const override { return std::make_unique<GnutlsGcm>(); }
   const TextCodec& codec() const override { return codec_; }
 
  protected:
@@ -292,7 +404,7 @@ std::string gnutls_unusable_reason() {
 
 const BackendEntry& gnutls_backend_entry() {
   static const BackendEntry entry{
-      "gnutls", "GnuTLS 3.7 cipher API (CBC only; library-chosen AES-NI path)",
+      "gnutls", "GnuTLS 3.7 cipher and AEAD APIs (CBC, GCM; library-chosen AES-NI path)",
       gnutls_unusable_reason,
       []() -> std::unique_ptr<AesBackend> { return std::make_unique<GnutlsBackend>(); }, "GnuTLS"};
   return entry;

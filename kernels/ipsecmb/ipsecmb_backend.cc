@@ -2,7 +2,9 @@
 // AesCipher owns one IMB_MGR (init_mb_mgr_auto picks the architecture) and its expanded keys;
 // every operation is a set of IMB_CIPHER_CBC / IMB_CIPHER_ECB jobs submitted and flushed. A
 // batch of CBC messages is submitted as one job per message, so the manager encrypts them in
-// its parallel lanes.
+// its parallel lanes. CTR is an IMB_CIPHER_CNTR job per call; GCM the library's direct GCM API
+// (IMB_AES*_GCM_ENC/DEC, and INIT_VAR_IV/UPDATE/FINALIZE for nonces other than 12 bytes) on
+// the key data IMB_AES*_GCM_PRE computed once. Each CTR or GCM object owns its IMB_MGR too.
 #include <dlfcn.h>
 #include <intel-ipsec-mb.h>
 
@@ -386,6 +388,234 @@ class IpsecmbCipher final : public AesCipher {
   alignas(16) std::uint8_t dec_keys_[15 * kAesBlockSize] = {};
 };
 
+// CTR: one IMB_CIPHER_CNTR job per call with the 16-byte counter block as the IV (the job
+// also takes a 12-byte IV, completed with the counter 1; nothing else: IMB_ERR_JOB_IV_LEN).
+// Its kernels increment only the low 32 bits of the block, big-endian, without a carry into
+// the rest (measured with this machine's AVX2 manager: from ...ff fe the third block differs
+// from a 128-bit counter's at every key size, while no message that stays clear of a 32-bit
+// wrap does), so limits() says 32 and the base class splits a message at each wrap; 32 is
+// right for a manager that counts wider, too. An empty
+// job is refused (IMB_ERR_JOB_CIPH_LEN), which the base class never sends.
+class IpsecmbCtr final : public AesCtr {
+ public:
+  IpsecmbCtr() {
+    IMB_ARCH arch = IMB_ARCH_NONE;
+    std::string failure;
+    mgr_ = new_manager(&arch, &failure);
+  }
+  ~IpsecmbCtr() override {
+    secure_wipe(enc_keys_, sizeof enc_keys_);
+    secure_wipe(dec_keys_, sizeof dec_keys_);
+  }
+  CtrLimits limits() const override { return {.counter_bits = 32}; }
+
+ protected:
+  Error schedule_key(Bytes key) override {
+    if (mgr_ == nullptr) return Error::kLibraryFailure;
+    // As for the block modes: the expansions fail only on null pointers (see IpsecmbCipher).
+    switch (key.size()) {
+      case 16:
+        IMB_AES_KEYEXP_128(mgr_.get(), key.data(), enc_keys_, dec_keys_);
+        break;
+      case 24:
+        IMB_AES_KEYEXP_192(mgr_.get(), key.data(), enc_keys_, dec_keys_);
+        break;
+      default:
+        IMB_AES_KEYEXP_256(mgr_.get(), key.data(), enc_keys_, dec_keys_);
+        break;
+    }
+    return Error::kNone;
+  }
+  Error crypt_checked(const std::uint8_t* counter, const std::uint8_t* in, std::uint8_t* out,
+                      std::size_t size) override {
+    // Jobs of at most 1 GiB (whole blocks; the next starts at the counter advanced past
+    // them, within the low 32 bits: the base class keeps a call clear of their wrap).
+    constexpr std::size_t kMaxCtrJob = std::size_t{1} << 30;
+    Block block;
+    std::memcpy(block.data(), counter, kAesBlockSize);
+    for (std::size_t done = 0; done < size;) {
+      const std::size_t chunk = std::min(size - done, kMaxCtrJob);
+      if (!run_job(block.data(), in + done, out + done, chunk)) return Error::kLibraryFailure;
+      ctr_add(block.data(), chunk / kAesBlockSize);
+      done += chunk;
+    }
+    return Error::kNone;
+  }
+
+ private:
+  // run_job: one CNTR job, submitted and flushed; true when it completed.
+  bool run_job(const std::uint8_t* counter, const std::uint8_t* in, std::uint8_t* out,
+               std::size_t size) {
+    IMB_JOB* job = IMB_GET_NEXT_JOB(mgr_.get());
+    if (job == nullptr) return false;
+    job->cipher_mode = IMB_CIPHER_CNTR;
+    job->cipher_direction = IMB_DIR_ENCRYPT;
+    job->chain_order = IMB_ORDER_CIPHER_HASH;
+    job->hash_alg = IMB_AUTH_NULL;
+    job->key_len_in_bytes = key_size();
+    job->enc_keys = enc_keys_;
+    job->dec_keys = enc_keys_;  // CTR decrypts with the encryption schedule
+    job->iv = counter;
+    job->iv_len_in_bytes = kAesBlockSize;
+    job->src = in;
+    job->dst = out;
+    job->cipher_start_src_offset_in_bytes = 0;
+    job->msg_len_to_cipher_in_bytes = size;
+    job->hash_start_src_offset_in_bytes = 0;
+    job->msg_len_to_hash_in_bytes = 0;
+    job->auth_tag_output = nullptr;
+    job->auth_tag_output_len_in_bytes = 0;
+    bool ok = true;
+    IMB_JOB* completed = IMB_SUBMIT_JOB(mgr_.get());
+    // A rejected job is also handed back later with IMB_STATUS_INVALID_ARGS.
+    if (imb_get_errno(mgr_.get()) != 0) ok = false;
+    if (completed != nullptr && completed->status != IMB_STATUS_COMPLETED) ok = false;
+    while (IMB_JOB* flushed = IMB_FLUSH_JOB(mgr_.get())) {
+      if (flushed->status != IMB_STATUS_COMPLETED) ok = false;
+    }
+    return ok;
+  }
+
+  MgrPtr mgr_;
+  alignas(16) std::uint8_t enc_keys_[15 * kAesBlockSize] = {};
+  alignas(16) std::uint8_t dec_keys_[15 * kAesBlockSize] = {};
+};
+
+// GCM: the direct API on the manager's architecture-specific GCM functions (init_mb_mgr_auto
+// installed them), over the gcm_key_data (round keys and GHASH key powers) that
+// IMB_AES*_GCM_PRE computes once per key. A 12-byte nonce takes one IMB_AES*_GCM_ENC/DEC call;
+// any other length INIT_VAR_IV, UPDATE and FINALIZE (the library hashes the nonce). Measured
+// against OpenSSL: nonces of 1 to 128 bytes (and 65,536 accepted), tags of 1 to 16 bytes at
+// every key size (0 and 17 are refused with IMB_ERR_AUTH_TAG_LEN, a zero IV length with
+// IMB_ERR_IV_LEN). Decryption returns the tag it computed: it is compared here in constant
+// time. These calls return nothing; their argument errors (null pointers, those lengths, all
+// excluded before the call) go to the library's process-wide imb_errno, which other threads'
+// calls write too, so it is not read.
+GcmLimits ipsecmb_gcm_limits() {
+  return {.min_nonce = 1, .max_nonce = std::size_t{1} << 16, .min_tag = 4};
+}
+
+class IpsecmbGcm final : public AesGcm {
+ public:
+  IpsecmbGcm() {
+    IMB_ARCH arch = IMB_ARCH_NONE;
+    std::string failure;
+    mgr_ = new_manager(&arch, &failure);
+  }
+  ~IpsecmbGcm() override {
+    secure_wipe(&key_, sizeof key_);
+    secure_wipe(&context_, sizeof context_);
+  }
+  GcmLimits limits() const override { return ipsecmb_gcm_limits(); }
+
+ protected:
+  Error schedule_key(Bytes key) override {
+    if (mgr_ == nullptr) return Error::kLibraryFailure;
+    IMB_MGR* m = mgr_.get();
+    switch (key.size()) {
+      case 16:
+        IMB_AES128_GCM_PRE(m, key.data(), &key_);
+        break;
+      case 24:
+        IMB_AES192_GCM_PRE(m, key.data(), &key_);
+        break;
+      default:
+        IMB_AES256_GCM_PRE(m, key.data(), &key_);
+        break;
+    }
+    return Error::kNone;
+  }
+  Error seal_checked(Bytes nonce, Bytes aad, Bytes in, std::uint8_t* out,
+                     MutableBytes tag) override {
+    run(true, nonce, aad, in, out, tag.data(), tag.size());
+    return Error::kNone;
+  }
+  Error open_checked(Bytes nonce, Bytes aad, Bytes in, Bytes tag, std::uint8_t* out) override {
+    std::uint8_t computed[16];
+    run(false, nonce, aad, in, out, computed, tag.size());
+    const bool match = constant_time_equal(computed, tag.data(), tag.size());
+    secure_wipe(computed, sizeof computed);
+    return match ? Error::kNone : Error::kBadTag;
+  }
+
+ private:
+  // run: one message; `tag` receives `tag_size` bytes of the tag (sealing: the tag; opening:
+  // the tag of the ciphertext, to compare). Empty buffers get a valid pointer all the same.
+  void run(bool sealing, Bytes nonce, Bytes aad, Bytes in, std::uint8_t* out, std::uint8_t* tag,
+           std::size_t tag_size) {
+    static std::uint8_t empty[1];
+    const std::uint8_t* src = in.empty() ? empty : in.data();
+    std::uint8_t* dst = in.empty() ? empty : out;
+    const std::uint8_t* a = aad.empty() ? empty : aad.data();
+    IMB_MGR* m = mgr_.get();
+    const std::uint64_t n = in.size(), an = aad.size(), tn = tag_size;
+    if (nonce.size() == 12) {
+      switch (key_size()) {
+        case 16:
+          if (sealing) {
+            IMB_AES128_GCM_ENC(m, &key_, &context_, dst, src, n, nonce.data(), a, an, tag, tn);
+          } else {
+            IMB_AES128_GCM_DEC(m, &key_, &context_, dst, src, n, nonce.data(), a, an, tag, tn);
+          }
+          return;
+        case 24:
+          if (sealing) {
+            IMB_AES192_GCM_ENC(m, &key_, &context_, dst, src, n, nonce.data(), a, an, tag, tn);
+          } else {
+            IMB_AES192_GCM_DEC(m, &key_, &context_, dst, src, n, nonce.data(), a, an, tag, tn);
+          }
+          return;
+        default:
+          if (sealing) {
+            IMB_AES256_GCM_ENC(m, &key_, &context_, dst, src, n, nonce.data(), a, an, tag, tn);
+          } else {
+            IMB_AES256_GCM_DEC(m, &key_, &context_, dst, src, n, nonce.data(), a, an, tag, tn);
+          }
+          return;
+      }
+    }
+    const std::uint64_t nn = nonce.size();
+    switch (key_size()) {
+      case 16:
+        IMB_AES128_GCM_INIT_VAR_IV(m, &key_, &context_, nonce.data(), nn, a, an);
+        if (sealing) {
+          IMB_AES128_GCM_ENC_UPDATE(m, &key_, &context_, dst, src, n);
+          IMB_AES128_GCM_ENC_FINALIZE(m, &key_, &context_, tag, tn);
+        } else {
+          IMB_AES128_GCM_DEC_UPDATE(m, &key_, &context_, dst, src, n);
+          IMB_AES128_GCM_DEC_FINALIZE(m, &key_, &context_, tag, tn);
+        }
+        return;
+      case 24:
+        IMB_AES192_GCM_INIT_VAR_IV(m, &key_, &context_, nonce.data(), nn, a, an);
+        if (sealing) {
+          IMB_AES192_GCM_ENC_UPDATE(m, &key_, &context_, dst, src, n);
+          IMB_AES192_GCM_ENC_FINALIZE(m, &key_, &context_, tag, tn);
+        } else {
+          IMB_AES192_GCM_DEC_UPDATE(m, &key_, &context_, dst, src, n);
+          IMB_AES192_GCM_DEC_FINALIZE(m, &key_, &context_, tag, tn);
+        }
+        return;
+      default:
+        IMB_AES256_GCM_INIT_VAR_IV(m, &key_, &context_, nonce.data(), nn, a, an);
+        if (sealing) {
+          IMB_AES256_GCM_ENC_UPDATE(m, &key_, &context_, dst, src, n);
+          IMB_AES256_GCM_ENC_FINALIZE(m, &key_, &context_, tag, tn);
+        } else {
+          IMB_AES256_GCM_DEC_UPDATE(m, &key_, &context_, dst, src, n);
+          IMB_AES256_GCM_DEC_FINALIZE(m, &key_, &context_, tag, tn);
+        }
+        return;
+    }
+  }
+
+  MgrPtr mgr_;
+  // The header aligns gcm_key_data to 64 bytes only where LINUX is defined (the library's
+  // own build flag), and its kernels store to it with aligned moves: aligned here.
+  alignas(64) gcm_key_data key_{};
+  alignas(64) gcm_context_data context_{};  // one message's state (its keystream included)
+};
+
 class IpsecmbBackend final : public AesBackend {
  public:
   BackendInfo info() const override {
@@ -409,7 +639,12 @@ class IpsecmbBackend final : public AesBackend {
             "); CBC-encryption and ECB jobs of at most 65520 bytes (the job check's limit), "
             "longer inputs go as several jobs (CBC: chained); one IMB_MGR per cipher (its "
             "initialisation runs the library's self-test, a few hundred microseconds, which "
-            "pool-off key:per-op cells include, as they create a cipher per operation)";
+            "pool-off key:per-op cells include, as they create a cipher per operation); CTR: "
+            "one IMB_CIPHER_CNTR job per call, whose counter is the low 32 bits of the block "
+            "(a message is split where they wrap); GCM: the direct GCM API the manager "
+            "installed for its architecture (IMB_AES*_GCM_ENC/DEC for 12-byte nonces, "
+            "INIT_VAR_IV/UPDATE/FINALIZE otherwise) on key data precomputed once per key; each "
+            "CTR and GCM object has its own IMB_MGR";
     return {.name = "ipsecmb",
             .library = "Intel IPsec Multi-Buffer",
             .version = imb_get_version_str(),
@@ -419,11 +654,14 @@ class IpsecmbBackend final : public AesBackend {
             .register_bits = p.type != nullptr ? p.type->register_bits : 0u,
             .ecb_register_bits = p.type != nullptr ? p.type->ecb_register_bits : 0u,
             .batch_lanes = p.type != nullptr ? p.type->lanes : 0u,
+            .modes = {Mode::kEcb, Mode::kCbc, Mode::kCtr, Mode::kGcm},
             .codec_source = CodecSource::kProject};
   }
   std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
     return std::make_unique<IpsecmbCipher>(mode);
   }
+  std::unique_ptr<AesCtr> make_ctr() const override { return std::make_unique<IpsecmbCtr>(); }
+  std::unique_ptr<AesGcm> make_gcm() const override { return std::make_unique<IpsecmbGcm>(); }
   const TextCodec& codec() const override { return project_codec(); }
   // No make_key_deriver: ipsec-mb has HMAC-SHA256 jobs but no PBKDF2, so the registry's
   // fallback derives keys.
