@@ -5,7 +5,8 @@
 # CASE:
 #   fifo             a FIFO named x.json given by name (must not block)
 #   fifo_in_folder   a folder holding GOOD and a FIFO named x.json
-#   non_vector_fifo_in_folder  GOOD and a FIFO named x.txt (not a vector name: ignored)
+#   non_vector_fifo_in_folder  GOOD and a FIFO named x.txt (not a regular file: ignored)
+#   non_vector_txt_in_folder   GOOD and a regular x.txt that is not RFC 3686 vectors (ignored)
 #   oversized_file   a sparse regular file of 64 MiB + 1 byte named big.json
 # WORK_DIR is made afresh and removed again whatever the outcome; the runner
 # is killed after 10 s (a blocked open would otherwise hang the test).
@@ -24,6 +25,10 @@ elseif(CASE STREQUAL "fifo_in_folder")
 elseif(CASE STREQUAL "non_vector_fifo_in_folder")
   set(special "${WORK_DIR}/x.txt")
   file(COPY "${GOOD}" DESTINATION "${WORK_DIR}")
+elseif(CASE STREQUAL "non_vector_txt_in_folder")
+  file(COPY "${GOOD}" DESTINATION "${WORK_DIR}")
+  file(WRITE "${WORK_DIR}/x.txt" "Notes, not vectors.\n")
+  set(made 0)
 elseif(CASE STREQUAL "oversized_file")
   set(arg "${WORK_DIR}/big.json")
   execute_process(COMMAND truncate -s 67108865 "${arg}" RESULT_VARIABLE made)

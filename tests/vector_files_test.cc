@@ -13,6 +13,7 @@
 #include <fstream>
 #include <future>
 #include <string>
+#include <variant>
 
 namespace cryptobench::vectors {
 namespace {
@@ -109,7 +110,10 @@ TEST(WycheproofReader, RejectsMalformedFiles) {
   };
   EXPECT_EQ(parse_wycheproof("w.json", file("AES-CBC-PKCS5", 1, good_case)).cases.size(), 1u);
   EXPECT_NE(wycheproof_error("{\"algorithm\":").find("not valid JSON"), std::string::npos);
-  EXPECT_NE(wycheproof_error(file("AES-GCM", 1, good_case)).find("not an AES-CBC-PKCS5"),
+  EXPECT_NE(wycheproof_error(file("AES-CCM", 1, good_case)).find("not an AES-CBC-PKCS5 or AES-GCM"),
+            std::string::npos);
+  // A CBC case in an AES-GCM file lacks the AEAD fields.
+  EXPECT_NE(wycheproof_error(file("AES-GCM", 1, good_case)).find("missing field 'tagSize'"),
             std::string::npos);
   EXPECT_NE(wycheproof_error(file("AES-CBC-PKCS5", 2, good_case)).find("truncated"),
             std::string::npos);
@@ -281,6 +285,343 @@ TEST(WycheproofReader, RejectsDeepNesting) {
       "w.json: top level: 'header' must be an array of strings, not an array holding an array");
 }
 
+// --- NIST GCMVS .rsp -------------------------------------------------------
+
+const std::string kGcmDecryptHeader =
+    "# CAVS 14.0\n# GCM Decrypt with keysize 128 test information\n\n"
+    "[Keylen = 128]\n[IVlen = 96]\n[PTlen = 128]\n[AADlen = 0]\n[Taglen = 128]\n\n";
+// gcmDecrypt128.rsp, [PTlen = 128] [AADlen = 0] section, Count 0 (line 15 of
+// kGcmDecryptHeader + it), and a FAIL record.
+const std::string kGcmRecord =
+    "Count = 0\nKey = e98b72a9881a84ca6b76e0f43e68647a\nIV = 8b23299fde174053f3d652ba\n"
+    "CT = 5a3c1cf1985dbb8bed818036fdd5ab42\nAAD = \nTag = 23c7ab0f952b7091cd324835043b5eb5\n"
+    "PT = 28286a321293253c3e0aa2704a278032\n";
+const std::string kGcmFailRecord =
+    "Count = 1\nKey = 33240636cd3236165f1a553b773e728e\nIV = 17c4d61493ecdc8f31700b12\n"
+    "CT = 47bb7e23f7bdfe05a8091ac90e4f8b2e\nAAD = \nTag = b723c70e931d9785f40fd4ab1d612dc9\n"
+    "FAIL\n";
+
+std::string gcm_error(const std::string& text) {
+  try {
+    (void)parse_gcm_rsp("g.rsp", text);
+  } catch (const VectorFileError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// `text` with the first `from` replaced by `to`.
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(GcmRspReader, ReadsRecordsAndFailRecords) {
+  const GcmRspFile f =
+      parse_gcm_rsp("g.rsp", kGcmDecryptHeader + kGcmRecord + "\n" + kGcmFailRecord);
+  EXPECT_TRUE(f.decrypt);
+  ASSERT_EQ(f.records.size(), 2u);
+  EXPECT_FALSE(f.records[0].fail);
+  EXPECT_EQ(f.records[0].line, 10);
+  EXPECT_EQ(f.records[0].iv.size(), 12u);
+  EXPECT_EQ(f.records[0].plaintext.size(), 16u);
+  EXPECT_TRUE(f.records[0].aad.empty());
+  EXPECT_TRUE(f.records[1].fail);
+  EXPECT_TRUE(f.records[1].plaintext.empty());
+  EXPECT_EQ(f.records[1].ciphertext.size(), 16u);
+  // CRLF, as NIST ships them.
+  std::string crlf;
+  for (const char c : kGcmDecryptHeader + kGcmRecord) {
+    if (c == '\n') crlf += '\r';
+    crlf += c;
+  }
+  EXPECT_EQ(parse_gcm_rsp("g.rsp", crlf).records.size(), 1u);
+}
+
+TEST(GcmRspReader, IsRecognisedByContent) {
+  EXPECT_TRUE(is_gcm_rsp(kGcmDecryptHeader + kGcmRecord));
+  EXPECT_TRUE(is_gcm_rsp("\n[Keylen = 128]\n"));  // no header: parse_gcm_rsp says so
+  EXPECT_FALSE(is_gcm_rsp(kHeader + kRecord));
+  EXPECT_FALSE(is_gcm_rsp(""));
+  EXPECT_NE(gcm_error("[Keylen = 128]\n").find("data before the '# GCM Encrypt' or"),
+            std::string::npos);
+  const VectorFile v = parse_vector_file("x/g.rsp", "g.rsp", kGcmDecryptHeader + kGcmRecord);
+  EXPECT_TRUE(std::holds_alternative<GcmRspFile>(v.content));
+  EXPECT_TRUE(std::holds_alternative<RspFile>(
+      parse_vector_file("t.rsp", "t.rsp", kHeader + kRecord).content));
+}
+
+TEST(GcmRspReader, RejectsMalformedFiles) {
+  const std::string good = kGcmDecryptHeader + kGcmRecord;
+  const std::string encrypt_header = replaced(kGcmDecryptHeader, "GCM Decrypt", "GCM Encrypt");
+  struct Case {
+    const char* what;
+    std::string text;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"truncated record",
+       kGcmDecryptHeader + "Count = 0\nKey = e98b72a9881a84ca6b76e0f43e68647a\n"
+                           "IV = 8b23299fde174053f3d652ba\n",
+       "g.rsp:10: record is missing a field: AAD"},
+      {"truncated file, mid line", good.substr(0, good.find("Tag = ") + 9),
+       "g.rsp:15: Tag is not valid hex"},
+      {"bad hex", replaced(good, "Key = e98b", "Key = g98b"), "g.rsp:11: Key is not valid hex"},
+      {"odd hex", replaced(good, "AAD = ", "AAD = 0"), "g.rsp:14: AAD is not valid hex"},
+      {"tag shorter than the header says",
+       replaced(good, "Tag = 23c7ab0f952b7091cd324835043b5eb5",
+                "Tag = 23c7ab0f952b7091cd324835043b5e"),
+       "g.rsp:10: Tag is 120 bits but the section says [Taglen = 128]"},
+      {"IV longer than the header says",
+       replaced(good, "IV = 8b23299fde174053f3d652ba", "IV = 8b23299fde174053f3d652ba00"),
+       "g.rsp:10: IV is 104 bits but the section says [IVlen = 96]"},
+      {"PT disagrees with PTlen",
+       replaced(good, "PT = 28286a321293253c3e0aa2704a278032", "PT = 28"),
+       "g.rsp:10: PT is 8 bits but the section says [PTlen = 128]"},
+      {"CT disagrees with PTlen", replaced(good, "CT = 5a3c1cf1985dbb8bed818036fdd5ab42", "CT = "),
+       "g.rsp:10: CT is 0 bits but the section says [PTlen = 128]"},
+      {"AAD disagrees with AADlen", replaced(good, "AAD = ", "AAD = 00"),
+       "g.rsp:10: AAD is 8 bits but the section says [AADlen = 0]"},
+      {"key disagrees with Keylen", replaced(good, "[Keylen = 128]", "[Keylen = 256]"),
+       "g.rsp:10: Key is 128 bits but the section says [Keylen = 256]"},
+      {"FAIL record with a PT too", kGcmDecryptHeader + kGcmFailRecord + "PT = 00\n",
+       "g.rsp:10: a FAIL record must not have a PT"},
+      {"FAIL in an encrypt file", encrypt_header + kGcmFailRecord,
+       "g.rsp:16: FAIL in a '# GCM Encrypt' file"},
+      {"FAIL twice", kGcmDecryptHeader + kGcmFailRecord + "FAIL\n",
+       "g.rsp:17: repeated field FAIL"},
+      {"FAIL outside a record", kGcmDecryptHeader + "FAIL\n", "g.rsp:10: FAIL outside a record"},
+      {"neither PT nor FAIL", replaced(good, "PT = 28286a321293253c3e0aa2704a278032\n", ""),
+       "g.rsp:10: record is missing a field: PT (or FAIL)"},
+      {"duplicated field", replaced(good, "AAD = \n", "AAD = \nAAD = \n"),
+       "g.rsp:15: repeated field AAD"},
+      {"duplicated Count", replaced(good, "Count = 0\n", "Count = 0\nCount = 0\n"),
+       "g.rsp:11: repeated field Count"},
+      {"unknown field", replaced(good, "AAD = \n", "AAD = \nIVlen = 96\n"),
+       "g.rsp:15: unknown field 'IVlen'"},
+      {"record not starting with Count", replaced(good, "Count = 0\n", ""),
+       "g.rsp:10: a record must start with Count"},
+      {"Count not a number", replaced(good, "Count = 0", "Count = -1"),
+       "g.rsp:10: Count is not a number"},
+      {"no header", good.substr(good.find("[Keylen")),
+       "g.rsp:1: data before the '# GCM Encrypt' or '# GCM Decrypt' header"},
+      {"other GCM header", replaced(good, "GCM Decrypt", "GCM Frobnicate"),
+       "g.rsp:2: unrecognised GCM header"},
+      {"second header", replaced(good, "# CAVS 14.0", "# GCM Encrypt"),
+       "g.rsp:2: a second '# GCM' header"},
+      {"record before its section", replaced(good, "[Taglen = 128]\n", ""),
+       "g.rsp:9: record before its section's [Keylen], [IVlen], [PTlen], [AADlen] and [Taglen]"},
+      {"a new section must say everything again",
+       good + "\n[Keylen = 128]\n\n" + replaced(kGcmRecord, "Count = 0", "Count = 1"),
+       "g.rsp:20: record before its section's"},
+      {"repeated section parameter",
+       replaced(good, "[IVlen = 96]\n", "[IVlen = 96]\n[IVlen = 8]\n"),
+       "g.rsp:6: repeated [IVlen] in one section"},
+      {"unknown section parameter", replaced(good, "[AADlen = 0]", "[Foo = 0]"),
+       "g.rsp:7: unknown section parameter 'Foo'"},
+      {"not a section", replaced(good, "[AADlen = 0]", "[AADlen 0]"),
+       "g.rsp:7: expected '[Name = value]'"},
+      {"tag too long", replaced(good, "[Taglen = 128]", "[Taglen = 136]"),
+       "g.rsp:8: [Taglen] must be 32 to 128 bits, whole bytes"},
+      {"tag too short", replaced(good, "[Taglen = 128]", "[Taglen = 24]"),
+       "g.rsp:8: [Taglen] must be 32 to 128 bits, whole bytes"},
+      {"empty IV", replaced(good, "[IVlen = 96]", "[IVlen = 0]"),
+       "g.rsp:5: [IVlen] must be 8 to 1024 bits, whole bytes"},
+      {"IV too long", replaced(good, "[IVlen = 96]", "[IVlen = 1032]"),
+       "g.rsp:5: [IVlen] must be 8 to 1024 bits, whole bytes"},
+      {"bits not bytes", replaced(good, "[PTlen = 128]", "[PTlen = 127]"),
+       "g.rsp:6: [PTlen] must be whole bytes (a multiple of 8)"},
+      {"huge length", replaced(good, "[PTlen = 128]", "[PTlen = 99999999999999999999]"),
+       "g.rsp:6: [PTlen] is not a number"},
+      {"bad key length", replaced(good, "[Keylen = 128]", "[Keylen = 64]"),
+       "g.rsp:4: [Keylen] must be 128, 192 or 256"},
+      {"no records", kGcmDecryptHeader, "no test records"},
+      {"not NAME = value", replaced(good, "AAD = \n", "AAD\n"),
+       "g.rsp:14: expected 'Name = value'"},
+  };
+  for (const Case& c : cases) {
+    const std::string error = gcm_error(c.text);
+    EXPECT_NE(error.find(c.message), std::string::npos) << c.what << ": got '" << error << "'";
+    EXPECT_EQ(error.rfind("g.rsp", 0), 0u) << c.what << ": error does not name the file";
+    EXPECT_EQ(error.find('\n'), std::string::npos) << c.what;
+  }
+}
+
+// --- RFC 3686 CTR .txt -------------------------------------------------------
+
+// aes-128-ctr.txt, COUNT 0 (RFC 3686 test vector #1).
+const std::string kCtrFile =
+    "# AES Counter test vectors from RFC 3686\n\n[ENCRYPT]\n\nCOUNT = 0\n"
+    "KEY = AE6852F8121067CC4BF7A5765577F39E\nIV = 00000030000000000000000000000001\n"
+    "PLAINTEXT = 53696E676C6520626C6F636B206D7367\n"
+    "CIPHERTEXT = E4095D4FB7A7B3792D6175A3261311B8\n";
+
+std::string ctr_error(const std::string& text) {
+  try {
+    (void)parse_ctr_txt("c.txt", text);
+  } catch (const VectorFileError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CtrTxtReader, ReadsTheRfc3686Layout) {
+  const CtrFile f = parse_ctr_txt("c.txt", kCtrFile);
+  ASSERT_EQ(f.records.size(), 1u);
+  EXPECT_TRUE(f.records[0].encrypt);
+  EXPECT_EQ(f.records[0].line, 5);
+  EXPECT_EQ(f.records[0].counter.size(), 16u);
+  EXPECT_EQ(f.records[0].counter[3], 0x30);
+  EXPECT_EQ(f.records[0].plaintext.size(), 16u);
+  EXPECT_TRUE(is_rfc3686_txt(kCtrFile));
+  EXPECT_FALSE(is_rfc3686_txt("notes\n"));
+  EXPECT_FALSE(is_rfc3686_txt("# other notes\n# RFC 3686\n"));
+  EXPECT_TRUE(
+      std::holds_alternative<CtrFile>(parse_vector_file("c.txt", "c.txt", kCtrFile).content));
+}
+
+TEST(CtrTxtReader, RejectsMalformedFiles) {
+  struct Case {
+    const char* what;
+    std::string text;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"no header", kCtrFile.substr(kCtrFile.find("[ENCRYPT]")),
+       "c.txt:1: no '# ... RFC 3686' header on the first line"},
+      {"truncated record", kCtrFile.substr(0, kCtrFile.find("CIPHERTEXT")),
+       "c.txt:5: record is missing a field: CIPHERTEXT"},
+      {"truncated mid value", kCtrFile.substr(0, kCtrFile.size() - 4),
+       "c.txt:9: CIPHERTEXT is not valid hex"},
+      {"bad hex", replaced(kCtrFile, "KEY = AE", "KEY = AG"), "c.txt:6: KEY is not valid hex"},
+      {"short counter block",
+       replaced(kCtrFile, "IV = 00000030000000000000000000000001",
+                "IV = 0000003000000000000000000001"),
+       "c.txt:5: IV (the counter block) must be 16 bytes, got 14"},
+      {"lengths differ", replaced(kCtrFile, "PLAINTEXT = 53", "PLAINTEXT = 5353"),
+       "c.txt:5: CIPHERTEXT and PLAINTEXT differ in length"},
+      {"bad key length", replaced(kCtrFile, "KEY = AE68", "KEY = "),
+       "c.txt:5: KEY must be 16, 24 or 32 bytes, got 14"},
+      {"duplicated field", replaced(kCtrFile, "IV = ", "KEY = 00\nIV = "),
+       "c.txt:7: repeated field KEY"},
+      {"unknown field", replaced(kCtrFile, "IV = ", "NONCE = 00\nIV = "),
+       "c.txt:7: unknown field 'NONCE'"},
+      {"outside a section", replaced(kCtrFile, "[ENCRYPT]", ""),
+       "c.txt:5: record outside an [ENCRYPT] or [DECRYPT] section"},
+      {"not starting with COUNT", replaced(kCtrFile, "COUNT = 0\n", ""),
+       "c.txt:5: a record must start with COUNT"},
+      {"no records", "# AES Counter test vectors from RFC 3686\n\n[ENCRYPT]\n", "no test records"},
+  };
+  for (const Case& c : cases) {
+    const std::string error = ctr_error(c.text);
+    EXPECT_NE(error.find(c.message), std::string::npos) << c.what << ": got '" << error << "'";
+    EXPECT_EQ(error.rfind("c.txt", 0), 0u) << c.what << ": error does not name the file";
+  }
+}
+
+TEST(VectorFileDispatch, RefusesWhatIsNoVectorFile) {
+  const auto error = [](const char* path, const std::string& text) {
+    try {
+      (void)parse_vector_file(path, path, text);
+    } catch (const VectorFileError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error("d/notes.txt", "just notes\n"),
+            "d/notes.txt: not a vector file (a .txt file must be RFC 3686 CTR vectors, its first "
+            "line a comment naming RFC 3686)");
+  EXPECT_EQ(error("d/x.csv", kCtrFile),
+            "d/x.csv: unknown file type (expected .rsp, .json or .txt)");
+}
+
+// --- Wycheproof AES-GCM ------------------------------------------------------
+
+const std::string kGcmCase =
+    R"({"tcId":1,"comment":"","flags":["Ktv"],"key":"5b9604fe14eadba931b0ccf34843dab9",)"
+    R"("iv":"028318abc1824029138141a2","aad":"","msg":"001d0c231287c1182784554ca3a21908",)"
+    R"("ct":"26073cc1d851beff176384dc9896d5ff","tag":"0a3ea7a5487cb5f7d70fb6c58d038554",)"
+    R"("result":"valid"})";
+const std::string kGcmFile =
+    R"({"algorithm":"AES-GCM","schema":"aead_test_schema_v1.json","numberOfTests":1,)"
+    R"("header":["h"],"notes":{"Ktv":{"bugType":"BASIC"}},)"
+    R"("testGroups":[{"type":"AeadTest","source":{"name":"google-wycheproof"},)"
+    R"("keySize":128,"ivSize":96,"tagSize":128,"tests":[)" +
+    kGcmCase + "]}]}";
+
+TEST(WycheproofReader, ReadsAnAesGcmFile) {
+  const WycheproofFile f = parse_wycheproof("w.json", kGcmFile);
+  EXPECT_EQ(f.algorithm, WycheproofAlgorithm::kAesGcm);
+  ASSERT_EQ(f.cases.size(), 1u);
+  EXPECT_TRUE(f.cases[0].valid);
+  EXPECT_EQ(f.cases[0].iv.size(), 12u);
+  EXPECT_EQ(f.cases[0].tag.size(), 16u);
+  EXPECT_TRUE(f.cases[0].aad.empty());
+  EXPECT_EQ(parse_wycheproof("w.json", kFile).algorithm, WycheproofAlgorithm::kAesCbcPkcs5);
+  // "acceptable" exists in the AEAD schema (not in the CBC one: see above).
+  const WycheproofFile acceptable = parse_wycheproof(
+      "w.json", replaced(kGcmFile, R"("result":"valid")", R"("result":"acceptable")"));
+  EXPECT_FALSE(acceptable.cases[0].valid);
+  EXPECT_TRUE(acceptable.cases[0].acceptable);
+  // An empty nonce, refused by every library, as an invalid case.
+  const std::string empty_iv =
+      replaced(replaced(replaced(kGcmFile, R"("iv":"028318abc1824029138141a2")", R"("iv":"")"),
+                        R"("result":"valid")", R"("result":"invalid")"),
+               R"("ivSize":96)", R"("ivSize":0)");
+  EXPECT_TRUE(parse_wycheproof("w.json", empty_iv).cases[0].iv.empty());
+}
+
+TEST(WycheproofReader, RejectsMalformedAesGcmFiles) {
+  struct Case {
+    std::string text;
+    const char* message;
+  };
+  const auto gcm = [](const std::string& from, const std::string& to) {
+    return replaced(kGcmFile, from, to);
+  };
+  const Case cases[] = {
+      {gcm(R"("tag":")", R"("tag":"00","tag":")"), "w.json: tcId 1: duplicate key 'tag'"},
+      {gcm(R"("aad":"")", R"("aad":"","aad":"00")"), "w.json: tcId 1: duplicate key 'aad'"},
+      {gcm(R"("tagSize":128)", R"("tagSize":128,"tagSize":64)"),
+       "w.json: testGroups[0]: duplicate key 'tagSize'"},
+      {gcm(R"("aad":"",)", ""), "w.json: tcId 1: missing field 'aad'"},
+      {gcm(R"("tag":"0a3ea7a5487cb5f7d70fb6c58d038554",)", ""),
+       "w.json: tcId 1: missing field 'tag'"},
+      {gcm(R"("tagSize":128,)", ""), "w.json: testGroups[0]: missing field 'tagSize'"},
+      {gcm(R"("tag":"0a3ea7a5487cb5f7d70fb6c58d038554")", R"("tag":16)"),
+       "w.json: tcId 1: 'tag' must be a string, not a number"},
+      {gcm(R"("aad":"")", R"("aad":null)"), "w.json: tcId 1: 'aad' must be a string, not null"},
+      {gcm(R"("tag":"0a3e)", R"("tag":"0z3e)"), "w.json: tcId 1 tag is not valid hex"},
+      {gcm(R"("tag":"0a3ea7a5487cb5f7d70fb6c58d038554")",
+           R"("tag":"0a3ea7a5487cb5f7d70fb6c58d0385")"),
+       "w.json: tcId 1: tag length disagrees with tagSize"},
+      {gcm(R"("ivSize":96)", R"("ivSize":128)"), "w.json: tcId 1: iv length disagrees with ivSize"},
+      {gcm(R"("ct":"26073cc1d851beff176384dc9896d5ff")",
+           R"("ct":"26073cc1d851beff176384dc9896d5")"),
+       "w.json: tcId 1: ct and msg differ in length"},
+      {gcm(R"("keySize":128)", R"("keySize":256)"),
+       "w.json: tcId 1: key length disagrees with keySize"},
+      {gcm(R"("tagSize":128)", R"("tagSize":24)"),
+       "w.json: testGroups[0]: tagSize must be 32 to 128 bits, whole bytes"},
+      {gcm(R"("tagSize":128)", R"("tagSize":129)"),
+       "w.json: testGroups[0]: tagSize must be 32 to 128 bits, whole bytes"},
+      {gcm(R"("type":"AeadTest")", R"("type":"IndCpaTest")"),
+       "w.json: testGroups[0]: 'type' of an AES-GCM group must be AeadTest"},
+      {gcm(R"("result":"valid")", R"("result":"maybe")"),
+       "w.json: tcId 1: 'result' must be valid, invalid or acceptable"},
+      {gcm(R"("result":"valid")", R"("result":"valid","extra":1)"),
+       "w.json: tcId 1: unknown field 'extra'"},
+      {gcm(R"("numberOfTests":1)", R"("numberOfTests":2)"),
+       "w.json: numberOfTests says 2 but the file has 1 (truncated?)"},
+      {replaced(gcm(R"("iv":"028318abc1824029138141a2")", R"("iv":"")"), R"("ivSize":96)",
+                R"("ivSize":0)"),
+       "w.json: tcId 1: an empty iv can only be an invalid case"},
+  };
+  for (const Case& c : cases) EXPECT_EQ(wycheproof_error(c.text), c.message) << c.text;
+}
+
 TEST(Printable, EscapesControlCharactersOnly) {
   EXPECT_EQ(printable("a\nb\r\x1b[2J\x7f"), "a\\x0ab\\x0d\\x1b[2J\\x7f");
   EXPECT_EQ(printable("\xc2\x9b[1m"), "\\xc2\\x9b[1m");  // U+009B (CSI), a C1 control
@@ -367,6 +708,27 @@ TEST(ReadFile, HasASizeLimit) {
   const auto big = sparse("big.rsp", kMaxVectorFileBytes + 1);
   EXPECT_EQ(read_error(big),
             big.string() + ": larger than the 64 MiB limit for a vector file (67108865 bytes)");
+}
+
+TEST(ReadFile, ReadHeadReadsOnlyTheStartOfRegularFiles) {
+  const TempFolder folder;
+  std::ofstream(folder / "a.txt") << "0123456789";
+  EXPECT_EQ(read_head(folder / "a.txt", 4), "0123");
+  EXPECT_EQ(read_head(folder / "a.txt", 100), "0123456789");
+  EXPECT_EQ(read_head("/dev/null", 4), std::nullopt);
+  EXPECT_EQ(read_head(folder.path(), 4), std::nullopt);
+  EXPECT_EQ(read_head(folder / "none.txt", 4), std::nullopt);
+  // A FIFO is not opened for reading (which would wait for a writer).
+  const std::filesystem::path fifo = folder / "x.txt";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto reading = std::async(std::launch::async, [&] { return read_head(fifo, 4); });
+  if (reading.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+    const int writer = open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (writer >= 0) close(writer);
+    reading.wait();
+    FAIL() << "read_head blocked on a FIFO";
+  }
+  EXPECT_EQ(reading.get(), std::nullopt);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -37,6 +38,64 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// A whole number of at most `max`, in decimal digits only.
+std::size_t parse_number(const std::string& name, int line, std::string_view text,
+                         std::string_view what, std::size_t max) {
+  std::size_t value = 0;
+  if (text.empty() || text.size() > 12) fail(name, line, std::string(what) + " is not a number");
+  for (const char c : text) {
+    if (c < '0' || c > '9') fail(name, line, std::string(what) + " is not a number");
+    value = value * 10 + static_cast<std::size_t>(c - '0');
+  }
+  if (value > max) {
+    fail(name, line, std::string(what) + " is larger than " + std::to_string(max));
+  }
+  return value;
+}
+
+// The lines of a file, numbered from 1, trimmed of blanks and '\r'.
+class Lines {
+ public:
+  explicit Lines(std::string_view text) : text_(text) {}
+  bool next(std::string_view& line) {
+    if (at_ >= text_.size()) return false;
+    const std::size_t end = std::min(text_.find('\n', at_), text_.size());
+    line = trim(text_.substr(at_, end - at_));
+    at_ = end + 1;
+    ++number_;
+    return true;
+  }
+  int number() const { return number_; }
+
+ private:
+  std::string_view text_;
+  std::size_t at_ = 0;
+  int number_ = 0;
+};
+
+// "NAME = value" (the value may be empty, as in "CT = "); false otherwise.
+bool split_field(std::string_view line, std::string_view& key, std::string_view& value) {
+  const auto eq = line.find('=');
+  if (eq == std::string_view::npos) return false;
+  key = trim(line.substr(0, eq));
+  value = trim(line.substr(eq + 1));
+  return !key.empty();
+}
+
+// The fields of the record being read, one bit each: a repeated one is an error.
+class FieldSet {
+ public:
+  void take(const std::string& name, int line, unsigned bit, std::string_view field) {
+    if (seen_ & bit) fail(name, line, "repeated field " + printable(field));
+    seen_ |= bit;
+  }
+  bool has(unsigned bit) const { return (seen_ & bit) != 0; }
+  void clear() { seen_ = 0; }
+
+ private:
+  unsigned seen_ = 0;
+};
+
 // Record validation shared by every .rsp kind.
 void check_record(const RspFile& file, const RspRecord& r, bool has_iv_field) {
   const auto where = [&](const std::string& m) { fail(file.name, r.line, m); };
@@ -61,6 +120,11 @@ const char* kind_of_file(mode_t mode) {
   if (S_ISSOCK(mode)) return "a socket";
   return "an unknown kind of file";
 }
+
+struct FdCloser {
+  int fd;
+  ~FdCloser() { ::close(fd); }
+};
 
 [[noreturn]] void too_big(const std::string& name, std::uintmax_t size) {
   throw VectorFileError(name + ": larger than the " + std::to_string(kMaxVectorFileBytes >> 20) +
@@ -200,10 +264,7 @@ std::string read_file(const std::filesystem::path& path) {
   if (::stat(path.c_str(), &st) == 0) require_regular(st);
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) system_error("cannot open");
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
+  const FdCloser closer{fd};
   if (::fstat(fd, &st) != 0) system_error("cannot stat");
   require_regular(st);
   // O_NONBLOCK means nothing for a regular file; clear it all the same.
@@ -225,6 +286,30 @@ std::string read_file(const std::filesystem::path& path) {
     if (text.size() + got > kMaxVectorFileBytes) too_big(name, text.size() + got);
     text.append(buffer, got);
   }
+  return text;
+}
+
+std::optional<std::string> read_head(const std::filesystem::path& path, std::size_t max) {
+  // As read_file: stat before opening (a device is never opened), open
+  // without blocking (a FIFO), fstat what was opened.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  const FdCloser closer{fd};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  std::string text(max, '\0');
+  std::size_t got = 0;
+  while (got < max) {
+    const ssize_t n = ::read(fd, text.data() + got, max - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
   return text;
 }
 
@@ -348,6 +433,299 @@ RspFile parse_rsp(const std::string& name, const std::string& text) {
   return file;
 }
 
+namespace {
+
+// The text of a comment line after '#', trimmed.
+std::string_view comment_body(std::string_view line) { return trim(line.substr(1)); }
+
+}  // namespace
+
+bool is_gcm_rsp(std::string_view text) {
+  Lines lines(text);
+  std::string_view line;
+  while (lines.next(line)) {
+    if (line.empty()) continue;
+    if (line.front() == '#') {
+      if (comment_body(line).starts_with("GCM ")) return true;
+      continue;
+    }
+    return line.starts_with("[Keylen");
+  }
+  return false;
+}
+
+bool is_rfc3686_txt(std::string_view text) {
+  Lines lines(text);
+  std::string_view line;
+  while (lines.next(line)) {
+    if (line.empty()) continue;
+    return line.front() == '#' && line.find("RFC 3686") != std::string_view::npos;
+  }
+  return false;
+}
+
+GcmRspFile parse_gcm_rsp(const std::string& name, const std::string& text) {
+  GcmRspFile file;
+  file.name = name;
+  bool have_header = false;
+  // The section's parameters, in bits; a new section starts with the first
+  // parameter after a record.
+  enum Param { kKeylen, kIvlen, kPtlen, kAadlen, kTaglen, kParams };
+  static constexpr const char* kParamNames[kParams] = {"Keylen", "IVlen", "PTlen", "AADlen",
+                                                       "Taglen"};
+  std::optional<std::size_t> section[kParams];
+  bool section_has_records = false;
+  GcmRecord current;
+  bool open = false;
+  FieldSet seen;
+  enum : unsigned { kCount = 1, kKey = 2, kIv = 4, kPt = 8, kAad = 16, kCt = 32, kTag = 64 };
+  enum : unsigned { kFail = 128 };
+
+  const auto close = [&]() {
+    if (!open) return;
+    const int at = current.line;
+    for (const auto& [bit, field] :
+         {std::pair{kKey, "Key"}, {kIv, "IV"}, {kAad, "AAD"}, {kCt, "CT"}, {kTag, "Tag"}}) {
+      if (!seen.has(bit)) fail(name, at, std::string("record is missing a field: ") + field);
+    }
+    if (seen.has(kPt) && seen.has(kFail)) fail(name, at, "a FAIL record must not have a PT");
+    if (!seen.has(kPt) && !seen.has(kFail))
+      fail(name, at,
+           file.decrypt ? "record is missing a field: PT (or FAIL)"
+                        : "record is missing a field: PT");
+    const auto agree = [&](const ByteVector& value, Param p, const char* field) {
+      if (value.size() * 8 == *section[p]) return;
+      fail(name, at,
+           std::string(field) + " is " + std::to_string(value.size() * 8) +
+               " bits but the section says [" + kParamNames[p] + " = " +
+               std::to_string(*section[p]) + "]");
+    };
+    agree(current.key, kKeylen, "Key");
+    agree(current.iv, kIvlen, "IV");
+    if (!current.fail) agree(current.plaintext, kPtlen, "PT");
+    agree(current.ciphertext, kPtlen, "CT");
+    agree(current.aad, kAadlen, "AAD");
+    agree(current.tag, kTaglen, "Tag");
+    file.records.push_back(std::move(current));
+    current = GcmRecord{};
+    open = false;
+    seen.clear();
+  };
+
+  Lines lines(text);
+  std::string_view line;
+  while (lines.next(line)) {
+    const int line_no = lines.number();
+    if (line.empty()) {
+      close();
+      continue;
+    }
+    if (line.front() == '#') {
+      // The header: "# GCM Encrypt with keysize 128 test information".
+      const std::string_view body = comment_body(line);
+      if (body.starts_with("GCM ")) {
+        if (have_header) fail(name, line_no, "a second '# GCM' header");
+        if (body.starts_with("GCM Encrypt")) {
+          file.decrypt = false;
+        } else if (body.starts_with("GCM Decrypt")) {
+          file.decrypt = true;
+        } else {
+          fail(name, line_no,
+               "unrecognised GCM header (expected '# GCM Encrypt' or '# GCM Decrypt')");
+        }
+        have_header = true;
+      }
+      continue;
+    }
+    if (!have_header)
+      fail(name, line_no, "data before the '# GCM Encrypt' or '# GCM Decrypt' header");
+    std::string_view key, value;
+    if (line.front() == '[') {
+      close();
+      if (line.size() < 2 || line.back() != ']' ||
+          !split_field(line.substr(1, line.size() - 2), key, value)) {
+        fail(name, line_no, "expected '[Name = value]'");
+      }
+      const auto* found = std::find(std::begin(kParamNames), std::end(kParamNames), key);
+      if (found == std::end(kParamNames))
+        fail(name, line_no, "unknown section parameter '" + printable(key) + "'");
+      const auto p = static_cast<Param>(found - std::begin(kParamNames));
+      if (section_has_records) {
+        for (auto& s : section) s.reset();
+        section_has_records = false;
+      }
+      const std::string what = "[" + std::string(key) + "]";
+      if (section[p]) fail(name, line_no, "repeated " + what + " in one section");
+      const std::size_t bits = parse_number(name, line_no, value, what, std::size_t{1} << 32);
+      const bool whole = bits % 8 == 0;
+      switch (p) {
+        case kKeylen:
+          if (bits != 128 && bits != 192 && bits != 256)
+            fail(name, line_no, what + " must be 128, 192 or 256");
+          break;
+        case kIvlen:
+          if (!whole || bits < 8 || bits > 1024)
+            fail(name, line_no, what + " must be 8 to 1024 bits, whole bytes");
+          break;
+        case kTaglen:
+          if (!whole || bits < 32 || bits > 128)
+            fail(name, line_no, what + " must be 32 to 128 bits, whole bytes");
+          break;
+        default:
+          if (!whole) fail(name, line_no, what + " must be whole bytes (a multiple of 8)");
+          break;
+      }
+      section[p] = bits;
+      continue;
+    }
+    if (line == "FAIL") {
+      if (!open) fail(name, line_no, "FAIL outside a record");
+      if (!file.decrypt) fail(name, line_no, "FAIL in a '# GCM Encrypt' file");
+      seen.take(name, line_no, kFail, "FAIL");
+      current.fail = true;
+      continue;
+    }
+    if (!split_field(line, key, value)) fail(name, line_no, "expected 'Name = value'");
+    if (!open) {
+      if (key != "Count") fail(name, line_no, "a record must start with Count");
+      for (const auto& s : section) {
+        if (!s) {
+          fail(name, line_no,
+               "record before its section's [Keylen], [IVlen], [PTlen], [AADlen] and [Taglen]");
+        }
+      }
+      open = true;
+      section_has_records = true;
+      current.line = line_no;
+    }
+    const auto hex_field = [&](unsigned bit, ByteVector& out) {
+      seen.take(name, line_no, bit, key);
+      out = decode_hex(name, line_no, value, key);
+    };
+    if (key == "Count") {
+      seen.take(name, line_no, kCount, key);
+      current.count = static_cast<int>(parse_number(name, line_no, value, "Count", 1'000'000'000));
+    } else if (key == "Key") {
+      hex_field(kKey, current.key);
+    } else if (key == "IV") {
+      hex_field(kIv, current.iv);
+    } else if (key == "PT") {
+      hex_field(kPt, current.plaintext);
+    } else if (key == "AAD") {
+      hex_field(kAad, current.aad);
+    } else if (key == "CT") {
+      hex_field(kCt, current.ciphertext);
+    } else if (key == "Tag") {
+      hex_field(kTag, current.tag);
+    } else {
+      fail(name, line_no, "unknown field '" + printable(key) + "'");
+    }
+  }
+  close();
+  if (!have_header) fail(name, lines.number(), "no '# GCM Encrypt' or '# GCM Decrypt' header");
+  if (file.records.empty()) fail(name, lines.number(), "no test records");
+  return file;
+}
+
+CtrFile parse_ctr_txt(const std::string& name, const std::string& text) {
+  CtrFile file;
+  file.name = name;
+  if (!is_rfc3686_txt(text)) fail(name, 1, "no '# ... RFC 3686' header on the first line");
+  bool in_section = false, encrypt = true;
+  CtrRecord current;
+  bool open = false;
+  FieldSet seen;
+  enum : unsigned { kCount = 1, kKey = 2, kIv = 4, kPlain = 8, kCipher = 16 };
+
+  const auto close = [&]() {
+    if (!open) return;
+    const int at = current.line;
+    for (const auto& [bit, field] :
+         {std::pair{kKey, "KEY"}, {kIv, "IV"}, {kPlain, "PLAINTEXT"}, {kCipher, "CIPHERTEXT"}}) {
+      if (!seen.has(bit)) fail(name, at, std::string("record is missing a field: ") + field);
+    }
+    const std::size_t k = current.key.size();
+    if (k != 16 && k != 24 && k != 32)
+      fail(name, at, "KEY must be 16, 24 or 32 bytes, got " + std::to_string(k));
+    if (current.counter.size() != 16)
+      fail(
+          name, at,
+          "IV (the counter block) must be 16 bytes, got " + std::to_string(current.counter.size()));
+    if (current.plaintext.size() != current.ciphertext.size())
+      fail(name, at, "CIPHERTEXT and PLAINTEXT differ in length");
+    file.records.push_back(std::move(current));
+    current = CtrRecord{};
+    open = false;
+    seen.clear();
+  };
+
+  Lines lines(text);
+  std::string_view line;
+  while (lines.next(line)) {
+    const int line_no = lines.number();
+    if (line.empty()) {
+      close();
+      continue;
+    }
+    if (line.front() == '#') continue;
+    if (line == "[ENCRYPT]" || line == "[DECRYPT]") {
+      close();
+      in_section = true;
+      encrypt = line == "[ENCRYPT]";
+      continue;
+    }
+    if (!in_section) fail(name, line_no, "record outside an [ENCRYPT] or [DECRYPT] section");
+    std::string_view key, value;
+    if (!split_field(line, key, value)) fail(name, line_no, "expected 'NAME = value'");
+    if (!open) {
+      if (key != "COUNT") fail(name, line_no, "a record must start with COUNT");
+      open = true;
+      current.encrypt = encrypt;
+      current.line = line_no;
+    }
+    const auto hex_field = [&](unsigned bit, ByteVector& out) {
+      seen.take(name, line_no, bit, key);
+      out = decode_hex(name, line_no, value, key);
+    };
+    if (key == "COUNT") {
+      seen.take(name, line_no, kCount, key);
+      current.count = static_cast<int>(parse_number(name, line_no, value, "COUNT", 1'000'000'000));
+    } else if (key == "KEY") {
+      hex_field(kKey, current.key);
+    } else if (key == "IV") {
+      hex_field(kIv, current.counter);
+    } else if (key == "PLAINTEXT") {
+      hex_field(kPlain, current.plaintext);
+    } else if (key == "CIPHERTEXT") {
+      hex_field(kCipher, current.ciphertext);
+    } else {
+      fail(name, line_no, "unknown field '" + printable(key) + "'");
+    }
+  }
+  close();
+  if (file.records.empty()) fail(name, lines.number(), "no test records");
+  return file;
+}
+
+VectorFile parse_vector_file(const std::filesystem::path& path, const std::string& name,
+                             const std::string& text) {
+  const auto ext = path.extension();
+  if (ext == ".json") return {name, parse_wycheproof(name, text)};
+  if (ext == ".rsp") {
+    if (is_gcm_rsp(text)) return {name, parse_gcm_rsp(name, text)};
+    return {name, parse_rsp(name, text)};
+  }
+  if (ext == ".txt") {
+    if (!is_rfc3686_txt(text)) {
+      throw VectorFileError(path.string() +
+                            ": not a vector file (a .txt file must be RFC 3686 CTR vectors, "
+                            "its first line a comment naming RFC 3686)");
+    }
+    return {name, parse_ctr_txt(name, text)};
+  }
+  throw VectorFileError(path.string() + ": unknown file type (expected .rsp, .json or .txt)");
+}
+
 WycheproofFile parse_wycheproof(const std::string& name, const std::string& text) {
   WycheproofFile file;
   file.name = name;
@@ -438,9 +816,14 @@ WycheproofFile parse_wycheproof(const std::string& name, const std::string& text
                 "testGroups"},
                top);
     const Json* algorithm = field(doc, "algorithm", top, Kind::kString, false);
-    if (algorithm == nullptr || *algorithm != "AES-CBC-PKCS5") {
-      bad("not an AES-CBC-PKCS5 Wycheproof file (\"algorithm\" is not \"AES-CBC-PKCS5\")");
+    if (algorithm != nullptr && *algorithm == "AES-CBC-PKCS5") {
+      file.algorithm = WycheproofAlgorithm::kAesCbcPkcs5;
+    } else if (algorithm != nullptr && *algorithm == "AES-GCM") {
+      file.algorithm = WycheproofAlgorithm::kAesGcm;
+    } else {
+      bad("not an AES-CBC-PKCS5 or AES-GCM Wycheproof file (\"algorithm\" is neither)");
     }
+    const bool gcm = file.algorithm == WycheproofAlgorithm::kAesGcm;
     field(doc, "schema", top, Kind::kString, false);
     field(doc, "generatorVersion", top, Kind::kString, false);
     field(doc, "header", top, Kind::kStrings, false);
@@ -450,11 +833,24 @@ WycheproofFile parse_wycheproof(const std::string& name, const std::string& text
     for (std::size_t g = 0; g < groups.size(); ++g) {
       const Json& group = groups[g];
       const std::string group_where = "testGroups[" + std::to_string(g) + "]";
-      check_keys(group, {"type", "source", "keySize", "ivSize", "tests"}, group_where);
-      field(group, "type", group_where, Kind::kString, false);
+      std::size_t iv_bits = 128, tag_bits = 0;
+      if (gcm) {
+        check_keys(group, {"type", "source", "keySize", "ivSize", "tagSize", "tests"}, group_where);
+        if (const Json* type = field(group, "type", group_where, Kind::kString, false);
+            type != nullptr && *type != "AeadTest") {
+          bad(group_where + ": 'type' of an AES-GCM group must be AeadTest");
+        }
+        iv_bits = count(group, "ivSize", group_where);
+        tag_bits = count(group, "tagSize", group_where);
+        if (tag_bits < 32 || tag_bits > 128 || tag_bits % 8 != 0)
+          bad(group_where + ": tagSize must be 32 to 128 bits, whole bytes");
+      } else {
+        check_keys(group, {"type", "source", "keySize", "ivSize", "tests"}, group_where);
+        field(group, "type", group_where, Kind::kString, false);
+        if (count(group, "ivSize", group_where) != 128) bad(group_where + ": ivSize is not 128");
+      }
       field(group, "source", group_where, Kind::kObject, false);
       const std::size_t key_bits = count(group, "keySize", group_where);
-      if (count(group, "ivSize", group_where) != 128) bad(group_where + ": ivSize is not 128");
       const Json& tests = *field(group, "tests", group_where, Kind::kArray);
       for (std::size_t i = 0; i < tests.size(); ++i) {
         const Json& t = tests[i];
@@ -463,23 +859,45 @@ WycheproofFile parse_wycheproof(const std::string& name, const std::string& text
         WycheproofCase c;
         c.tc_id = static_cast<int>(count(t, "tcId", path));
         const std::string where = "tcId " + std::to_string(c.tc_id);
-        check_keys(t, {"tcId", "comment", "flags", "key", "iv", "msg", "ct", "result"}, where);
+        if (gcm) {
+          check_keys(t,
+                     {"tcId", "comment", "flags", "key", "iv", "aad", "msg", "ct", "tag", "result"},
+                     where);
+        } else {
+          check_keys(t, {"tcId", "comment", "flags", "key", "iv", "msg", "ct", "result"}, where);
+        }
         if (const Json* comment = field(t, "comment", where, Kind::kString, false))
           c.comment = comment->get<std::string>();
         field(t, "flags", where, Kind::kStrings, false);
         c.key = decode_hex(name, 0, string_field(t, "key", where), where + " key");
         c.iv = decode_hex(name, 0, string_field(t, "iv", where), where + " iv");
+        if (gcm) c.aad = decode_hex(name, 0, string_field(t, "aad", where), where + " aad");
         c.msg = decode_hex(name, 0, string_field(t, "msg", where), where + " msg");
         c.ct = decode_hex(name, 0, string_field(t, "ct", where), where + " ct");
+        if (gcm) c.tag = decode_hex(name, 0, string_field(t, "tag", where), where + " tag");
         const std::string result = string_field(t, "result", where);
-        if (result != "valid" && result != "invalid")
-          bad(where + ": 'result' must be valid or invalid");
+        if (gcm && result == "acceptable") {
+          c.acceptable = true;
+        } else if (result != "valid" && result != "invalid") {
+          bad(where + (gcm ? ": 'result' must be valid, invalid or acceptable"
+                           : ": 'result' must be valid or invalid"));
+        }
         c.valid = result == "valid";
         if (c.key.size() * 8 != key_bits) bad(where + ": key length disagrees with keySize");
         if (c.key.size() != 16 && c.key.size() != 24 && c.key.size() != 32) {
           bad(where + ": an AES key is 16, 24 or 32 bytes");
         }
-        if (c.iv.size() != 16) bad(where + ": the IV must be 16 bytes");
+        if (gcm) {
+          if (c.iv.size() * 8 != iv_bits) bad(where + ": iv length disagrees with ivSize");
+          if (c.tag.size() * 8 != tag_bits) bad(where + ": tag length disagrees with tagSize");
+          if (c.ct.size() != c.msg.size()) bad(where + ": ct and msg differ in length");
+          // SP 800-38D: the IV is at least one bit; an empty one is only
+          // ever a test that it is refused.
+          if (c.iv.empty() && result != "invalid")
+            bad(where + ": an empty iv can only be an invalid case");
+        } else if (c.iv.size() != 16) {
+          bad(where + ": the IV must be 16 bytes");
+        }
         file.cases.push_back(std::move(c));
       }
     }

@@ -1,21 +1,40 @@
 // cryptobench-vectors: checks AES backends on this machine against standard
-// test vectors (NIST CAVP .rsp, Wycheproof AES-CBC-PKCS5 .json).
+// test vectors: NIST CAVP AESAVS .rsp (ECB, CBC) and GCMVS .rsp (GCM),
+// RFC 3686 CTR .txt (as Debian's python3-cryptography-vectors ships them),
+// Wycheproof AES-CBC-PKCS5 and AES-GCM .json.
 //
 //   cryptobench-vectors [--backend NAME[,NAME...]] PATH...
 //
-// PATHs are files or folders (searched recursively for *.rsp and *.json).
+// PATHs are files or folders (searched recursively).
 // Exit status: 0 all passed, 1 a vector failed, 2 bad usage or input file.
+//
+// Which reader a file gets: *.json is Wycheproof (AES-CBC-PKCS5 or AES-GCM
+// by its "algorithm"); *.rsp is GCMVS when its content says so (a '# GCM'
+// header or a [Keylen = ...] section), else AESVS; *.txt is RFC 3686 CTR
+// vectors when its first line is a comment naming RFC 3686. A .txt named on
+// the command line that is not is an error (exit 2); in a folder it is
+// skipped, like any other file that is not a vector file.
 //
 // Only regular files (or symlinks to them) of at most 64 MiB are read. In a
 // folder, every entry named *.rsp or *.json is read by that rule, so a FIFO,
 // a device or a broken symlink under such a name is an error (exit 2), never
-// a hang or a silent skip; entries with other names are ignored whatever
-// they are, and symlinks to folders are not followed.
+// a hang or a silent skip. A *.txt entry is looked at only if it is a
+// regular file (its first bytes, without blocking); entries with other names
+// are ignored whatever they are, and symlinks to folders are not followed.
+//
+// Modes and limits come from each backend: a file in a mode it does not
+// offer is reported as not run, with its reason; a GCM case whose nonce, tag
+// or key length the library does not take (GcmLimits) is counted on the
+// file's line and in the summary as outside the library's limits, never run
+// and never a failure. When CTR files are given, each backend with CTR also
+// runs the runner's own counter-wrap cases, reported as the file
+// "ctr-counter-wrap" (see vector_check.h).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "kernels/cpu_features.h"
@@ -29,9 +48,17 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: cryptobench-vectors [--backend NAME[,NAME...]] PATH...\n"
-    "  Runs NIST CAVP AESAVS .rsp files (ECB/CBC KAT, MMT, MCT) and Wycheproof\n"
-    "  AES-CBC-PKCS5 .json files on every usable backend (or those named).\n"
-    "  PATH may be a folder (searched recursively). Exit: 0 pass, 1 fail, 2 error.\n"
+    "  Runs test vectors on every usable backend (or those named):\n"
+    "    .rsp   NIST CAVP AESAVS (ECB/CBC KAT, MMT, MCT) or GCMVS (gcmEncryptExtIV*,\n"
+    "           gcmDecrypt*: FAIL records must be rejected), told apart by content\n"
+    "    .txt   RFC 3686 CTR vectors (first line a comment naming RFC 3686), plus\n"
+    "           the runner's own counter-wrap cases, as the file ctr-counter-wrap\n"
+    "    .json  Wycheproof AES-CBC-PKCS5 or AES-GCM\n"
+    "  PATH may be a folder (searched recursively; a .txt there that is not RFC 3686\n"
+    "  vectors is skipped, named on the command line it is an error).\n"
+    "  A file in a mode a backend lacks is not run; GCM cases outside a library's\n"
+    "  nonce, tag or key lengths are counted as outside its limits, not run.\n"
+    "  Exit: 0 pass, 1 fail, 2 error.\n"
     "  Vector files must be regular files (or symlinks to them) of at most 64 MiB.\n"
     "  --list   show the backends compiled in and whether they run here\n";
 
@@ -59,10 +86,21 @@ std::vector<fs::path> expand(const std::vector<std::string>& paths) {
         // Not only regular files: read_file refuses anything else by name
         // (without blocking on a FIFO) rather than the walk skipping it.
         const auto ext = entry.path().extension();
-        if ((ext == ".rsp" || ext == ".json") && !entry.is_directory(ec))
+        if (entry.is_directory(ec)) continue;
+        if (ext == ".rsp" || ext == ".json") {
           found.push_back(entry.path());
+        } else if (ext == ".txt") {
+          // Only a regular file whose start is RFC 3686 vectors; anything
+          // else named .txt (notes, a FIFO) is not a vector file.
+          constexpr std::size_t kHead = 4096;
+          const auto head = vectors::read_head(entry.path(), kHead);
+          if (head && vectors::is_rfc3686_txt(*head)) found.push_back(entry.path());
+        }
       }
-      if (found.empty()) throw vectors::VectorFileError(p + ": no .rsp or .json files in folder");
+      if (found.empty()) {
+        throw vectors::VectorFileError(
+            p + ": no vector files in folder (.rsp, .json, or RFC 3686 .txt)");
+      }
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
     } else if (fs::exists(p, ec)) {
@@ -74,27 +112,9 @@ std::vector<fs::path> expand(const std::vector<std::string>& paths) {
   return files;
 }
 
-// A parsed file of either kind.
-struct LoadedFile {
-  std::string name;
-  bool is_rsp = true;
-  vectors::RspFile rsp;
-  vectors::WycheproofFile wycheproof;
-};
-
-LoadedFile load(const fs::path& path) {
-  LoadedFile file;
-  file.name = path.filename().string();
+vectors::VectorFile load(const fs::path& path) {
   const std::string text = vectors::read_file(path);
-  if (path.extension() == ".json") {
-    file.is_rsp = false;
-    file.wycheproof = vectors::parse_wycheproof(file.name, text);
-  } else if (path.extension() == ".rsp") {
-    file.rsp = vectors::parse_rsp(file.name, text);
-  } else {
-    throw vectors::VectorFileError(path.string() + ": unknown file type (expected .rsp or .json)");
-  }
-  return file;
+  return vectors::parse_vector_file(path, path.filename().string(), text);
 }
 
 void list_backends() {
@@ -169,7 +189,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  std::vector<LoadedFile> files;
+  std::vector<vectors::VectorFile> files;
   try {
     for (const fs::path& path : expand(paths)) files.push_back(load(path));
   } catch (const vectors::VectorFileError& e) {
@@ -181,36 +201,49 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  const bool any_ctr = std::any_of(files.begin(), files.end(), [](const vectors::VectorFile& f) {
+    return std::holds_alternative<vectors::CtrFile>(f.content);
+  });
   bool all_passed = true;
   for (const auto& backend : backends) {
     const BackendInfo info = backend->info();
     std::printf("== %s: %s %s; %s\n", info.name.c_str(), info.library.c_str(), info.version.c_str(),
                 info.code_path.c_str());
-    std::size_t cases = 0, failed = 0, skipped = 0;
-    for (const LoadedFile& file : files) {
-      const vectors::FileReport report = file.is_rsp
-                                             ? vectors::check_rsp(*backend, file.rsp)
-                                             : vectors::check_wycheproof(*backend, file.wycheproof);
+    std::size_t cases = 0, failed = 0, skipped = 0, outside = 0, ran = 0;
+    const auto show = [&](const vectors::FileReport& report) {
       cases += report.cases;
       failed += report.failed();
       if (!report.not_offered.empty()) {
         ++skipped;
         std::printf("%-11s %-36s    not run: %s\n", info.name.c_str(), report.file.c_str(),
                     report.not_offered.c_str());
-        continue;
+        return;
       }
-      std::printf(
-          "%-11s %-36s %5zu cases  %s\n", info.name.c_str(), report.file.c_str(), report.cases,
-          report.failed() == 0 ? "PASS"
-                               : ("FAIL (" + std::to_string(report.failed()) + " failed)").c_str());
+      ++ran;
+      outside += report.outside_limits;
+      const std::string verdict =
+          report.failed() == 0 ? "PASS" : "FAIL (" + std::to_string(report.failed()) + " failed)";
+      const std::string limits =
+          report.outside_limits == 0
+              ? ""
+              : "; " + std::to_string(report.outside_limits) +
+                    " cases outside the library's limits (not offered, not run): " + report.limits;
+      std::printf("%-11s %-36s %5zu cases  %s%s\n", info.name.c_str(), report.file.c_str(),
+                  report.cases, verdict.c_str(), limits.c_str());
       for (const std::string& f : report.failures) std::printf("    %s\n", f.c_str());
+    };
+    for (const vectors::VectorFile& file : files) show(vectors::check_file(*backend, file));
+    if (any_ctr) show(vectors::check_ctr_counter_wrap(*backend));
+    std::string notes;
+    if (outside != 0) {
+      notes += "; " + std::to_string(outside) +
+               " cases outside the library's limits (not offered, not run)";
     }
-    std::printf(
-        "%-11s %zu files, %zu cases: %s%s\n\n", info.name.c_str(), files.size() - skipped, cases,
-        failed == 0 ? "all passed" : (std::to_string(failed) + " FAILED").c_str(),
-        skipped == 0
-            ? ""
-            : (" (" + std::to_string(skipped) + " files in a mode it does not offer)").c_str());
+    if (skipped != 0)
+      notes += " (" + std::to_string(skipped) + " files in a mode it does not offer)";
+    std::printf("%-11s %zu files, %zu cases: %s%s\n\n", info.name.c_str(), ran, cases,
+                failed == 0 ? "all passed" : (std::to_string(failed) + " FAILED").c_str(),
+                notes.c_str());
     all_passed = all_passed && failed == 0;
   }
   return all_passed ? 0 : 1;
