@@ -4,6 +4,10 @@ A benchmark's name is a '/'-separated key:value path, e.g.
 grid/backend:openssl/cipher:aes-128-cbc/op:encrypt/size:16384/codec:none/
 pool:on/key:cached/real_time/threads:2. Repetitions of one benchmark share
 its run_name and become the samples of each metric.
+
+Every input is taken as hostile: each figure the tools use is a finite
+number in its range, each repetition is read once. Anything else is a
+ResultsError naming the file, the benchmark and the field.
 """
 import json
 import lzma
@@ -17,6 +21,13 @@ METRICS = ["time_ns", "bytes_per_second", "items_per_second", "ops_per_ms",
 HIGHER_IS_BETTER = {"time_ns": False, "bytes_per_second": True, "items_per_second": True,
                     "ops_per_ms": True, "cycles_per_byte": False, "allocs_per_op": False,
                     "alloc_bytes_per_op": False, "core_ghz": True}
+# The counters that may be 0: allocations, and bytes for benchmarks that
+# process none (key setup). Every other figure is a time or a rate of at
+# least one operation (cycles_per_byte is written only when bytes > 0): > 0.
+MAY_BE_ZERO = {"bytes_per_second", "allocs_per_op", "alloc_bytes_per_op"}
+# No real figure comes near these (ns per op, bytes per second, ...); past
+# them products and ratios of figures overflow the statistics.
+FIGURE_MIN, FIGURE_MAX = 1e-18, 1e18
 _TIME_UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
@@ -26,6 +37,14 @@ INTERRUPTED = "not run: the run was interrupted"
 
 class ResultsError(Exception):
     """Input that cannot be used, with a message naming the problem."""
+
+
+def shown(text, limit=120):
+    """Text from an input, as an error message may quote it: one line of
+    printable characters, cut to `limit`."""
+    text = text if isinstance(text, str) else repr(text)
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 class Benchmark:
@@ -91,6 +110,40 @@ def read_text(path):
         raise ResultsError(f"{path}: cannot read ({e})") from None
 
 
+def _is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def figure(entry, field, may_be_zero, where):
+    """A figure the tools use: a finite number in range, > 0 (>= 0 for counts)."""
+    value = entry[field]
+    if not _is_number(value):
+        raise ResultsError(f"{where}: {field} is {shown(value, 40)}, not a number")
+    try:
+        value = float(value)
+    except OverflowError:  # an integer of hundreds of digits
+        value = math.inf
+    if not math.isfinite(value):
+        raise ResultsError(f"{where}: {field} is {value}, not a finite number")
+    if value < 0 or (value == 0 and not may_be_zero):
+        raise ResultsError(f"{where}: {field} is {value:g}; it must be "
+                           f"{'>= 0' if may_be_zero else '> 0'}")
+    if value > FIGURE_MAX or 0 < value < FIGURE_MIN:
+        raise ResultsError(f"{where}: {field} is {value:g}, outside {FIGURE_MIN:g}..{FIGURE_MAX:g}: "
+                           "no real figure is")
+    return value
+
+
+def _whole(entry, field, low, where, default=None):
+    """An integer field (not a bool, not a float), at least `low`."""
+    if field not in entry:
+        return default
+    value = entry[field]
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value < 1 << 63:
+        raise ResultsError(f"{where}: {field} is {shown(value, 40)}, not a whole number >= {low}")
+    return value
+
+
 def load_run(path):
     text = read_text(path)
     try:
@@ -111,6 +164,7 @@ def load_run(path):
     def order(entry):
         index = entry.get("repetition_index", 0)
         return index if isinstance(index, int) else 0
+    seen = {}  # run_name -> (repetitions, repetition indices read)
     for entry in sorted(entries, key=order):
         if not isinstance(entry, dict) or "name" not in entry:
             raise ResultsError(f"{path}: a benchmark entry has no name")
@@ -118,6 +172,25 @@ def load_run(path):
             continue  # aggregates are recomputed from the samples
         run_name = entry.get("run_name", entry["name"])
         scenario, params = parse_name(run_name)
+        where = f"{path}: benchmark '{run_name}'"
+        # Each repetition once: a name repeated beyond its repetitions (a
+        # backend given twice registers every benchmark twice) would
+        # otherwise count as extra samples and fake significance. Google
+        # Benchmark numbers each iteration run's repetition, interrupted
+        # ones too; without a number an entry is a run's only repetition.
+        index = _whole(entry, "repetition_index", 0, where, default=0)
+        repetitions = _whole(entry, "repetitions", 1, where)
+        expected, indices = seen.setdefault(run_name, (repetitions, set()))
+        if repetitions != expected:
+            raise ResultsError(f"{where}: its entries disagree on repetitions ({expected} and "
+                               f"{repetitions})")
+        if index in indices:
+            raise ResultsError(f"{where} appears more than once (repetition {index} twice): each "
+                               "benchmark must be in a run once (was a backend given twice?)")
+        if repetitions is not None and index >= repetitions:
+            raise ResultsError(f"{where}: repetition_index {index} is beyond its {repetitions} "
+                               "repetitions")
+        indices.add(index)
         b = benchmarks.get(run_name)
         if b is None:
             threads = int(params.get("threads", entry.get("threads", 1)))
@@ -129,18 +202,21 @@ def load_run(path):
             else:
                 b.error = message
             continue
-        try:
-            unit = _TIME_UNIT_NS[entry.get("time_unit", "ns")]
-            b.samples["time_ns"].append(float(entry["real_time"]) * unit)
-            b.iterations.append(int(entry.get("iterations", 0)))
-            for metric in METRICS[1:]:
-                if metric in entry:
-                    value = float(entry[metric])
-                    if not math.isfinite(value):
-                        raise ValueError(metric)
-                    b.samples[metric].append(value)
-        except (KeyError, TypeError, ValueError) as e:
-            raise ResultsError(f"{path}: benchmark '{run_name}' has a missing or bad field ({e})") from None
+        if "real_time" not in entry:
+            raise ResultsError(f"{where} has no real_time")
+        unit = entry.get("time_unit", "ns")
+        if not isinstance(unit, str) or unit not in _TIME_UNIT_NS:
+            raise ResultsError(f"{where}: time_unit '{shown(unit, 20)}' is not one of "
+                               f"{', '.join(_TIME_UNIT_NS)}")
+        time_ns = figure(entry, "real_time", False, where) * _TIME_UNIT_NS[unit]
+        if time_ns > FIGURE_MAX:
+            raise ResultsError(f"{where}: real_time is {time_ns:g} ns, over {FIGURE_MAX:g}: "
+                               "no real figure is")
+        b.samples["time_ns"].append(time_ns)
+        b.iterations.append(_whole(entry, "iterations", 1, where, default=0))
+        for metric in METRICS[1:]:
+            if metric in entry:
+                b.samples[metric].append(figure(entry, metric, metric in MAY_BE_ZERO, where))
     for b in benchmarks.values():
         if b.error is None and not b.samples["time_ns"]:
             b.error = INTERRUPTED  # every repetition was skipped

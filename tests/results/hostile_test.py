@@ -1,0 +1,233 @@
+#!/usr/bin/python3
+"""Hostile results files (issue 15, points 9 and 10): nothing lost,
+nothing misleading. Every one is refused by the reader or the command with
+the documented one-line error and exit 2, never a traceback, a hang, extra
+samples or a figure like "-200% better".
+
+Each class is its own CTest (tools.results.hostile.*):
+  /usr/bin/python3 tests/results/hostile_test.py DuplicateNamesTest [...]
+"""
+import copy
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+TOOLS = os.path.join(ROOT, "tools", "results")
+sys.path.insert(0, TOOLS)
+
+from cryptobench_results import gbench, jmh  # noqa: E402
+
+GOLDEN = os.path.join(HERE, "golden")
+FAST = os.path.join(GOLDEN, "run_openssl_aesni.json")
+KEYS = os.path.join(GOLDEN, "run_keys_openssl_aesni.json")
+BOUNDS = os.path.join(GOLDEN, "run_bounds.json")
+CLI = os.path.join(TOOLS, "cryptobench-results")
+GRID = "grid/backend:openssl/cipher:aes-128-cbc/op:encrypt/size:16/"
+
+
+def golden(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def limit_memory():
+    """Child processes get 3 GB of address space: a reader that swallows
+    /dev/zero fails fast instead of taking the machine's memory."""
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+
+def run_cli(*args, timeout=60):
+    return subprocess.run([sys.executable, CLI, *args], capture_output=True, text=True,
+                          timeout=timeout, preexec_fn=limit_memory)
+
+
+class Case(unittest.TestCase):
+    def setUp(self):
+        self._dir = tempfile.TemporaryDirectory()
+        self.dir = self._dir.name
+
+    def tearDown(self):
+        self._dir.cleanup()
+
+    def write(self, name, doc):
+        path = os.path.join(self.dir, name)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f)  # NaN and Infinity as Python (and Google Benchmark) write them
+        return path
+
+    def write_text(self, name, text):
+        path = os.path.join(self.dir, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def assertRefused(self, result, *fragments):
+        """Exit 2 and exactly one line, cryptobench-results: ..., with the fragments."""
+        self.assertEqual(result.returncode, 2, result.stderr[-2000:])
+        lines = result.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, result.stderr[-2000:])
+        self.assertTrue(lines[0].startswith("cryptobench-results: "), lines[0])
+        self.assertNotIn("Traceback", result.stderr)
+        for fragment in fragments:
+            self.assertIn(fragment, lines[0])
+        return lines[0]
+
+
+def doubled(doc):
+    """Every benchmark registered twice, as --backends=aesni,aesni did: a
+    second family with the same names and repetition indices."""
+    out = copy.deepcopy(doc)
+    families = 1 + max(b["family_index"] for b in doc["benchmarks"])
+    out["benchmarks"] += [dict(b, family_index=b["family_index"] + families)
+                          for b in copy.deepcopy(doc["benchmarks"])]
+    return out
+
+
+class DuplicateNamesTest(Case):
+    """Point 9: a name repeated beyond its repetitions is an error naming the
+    benchmark, never extra samples."""
+
+    def test_every_benchmark_twice_is_refused(self):
+        doc = doubled(golden(BOUNDS))
+        first = doc["benchmarks"][0]["run_name"]
+        path = self.write("twice.json", doc)
+        with self.assertRaisesRegex(gbench.ResultsError, "appears more than once") as e:
+            gbench.load_run(path)
+        self.assertIn(f"benchmark '{first}'", str(e.exception))
+        self.assertRefused(run_cli("ratio", path, "backend:openssl/.*aes-128-ecb/op:encrypt/",
+                                   "backend:vaes512/.*aes-128-ecb/op:encrypt/"),
+                           "appears more than once", first)
+
+    def test_one_entry_twice_is_refused(self):
+        doc = golden(FAST)
+        doc["benchmarks"].append(copy.deepcopy(doc["benchmarks"][7]))
+        with self.assertRaisesRegex(gbench.ResultsError, "repetition 2 twice"):
+            gbench.load_run(self.write("one.json", doc))
+
+    def test_more_iterations_than_repetitions_is_refused(self):
+        doc = golden(FAST)
+        extra = copy.deepcopy(doc["benchmarks"][0])
+        extra["repetition_index"] = extra["repetitions"]  # a sixth of five
+        doc["benchmarks"].append(extra)
+        with self.assertRaisesRegex(gbench.ResultsError,
+                                    "repetition_index 5 is beyond its 5 repetitions"):
+            gbench.load_run(self.write("six.json", doc))
+
+    def test_entries_without_repetition_index_are_one_repetition_each(self):
+        doc = golden(FAST)
+        name = doc["benchmarks"][0]["run_name"]
+        entries = [b for b in doc["benchmarks"] if b["run_name"] == name][:2]
+        for b in entries:
+            del b["repetition_index"], b["repetitions"]
+        doc["benchmarks"] = entries
+        with self.assertRaisesRegex(gbench.ResultsError, "appears more than once"):
+            gbench.load_run(self.write("bare.json", doc))
+        doc["benchmarks"] = entries[:1]  # once: a one-repetition run
+        self.assertEqual(len(gbench.load_run(self.write("bare1.json", doc)).benchmarks), 1)
+
+    def test_compare_never_counts_duplicates_as_samples(self):
+        """3 repetitions against the same benchmarks doubled: 3 vs 6 samples
+        gave p = 0.026 ('worse') where 3 vs 3 cannot be significant."""
+        fast, slow = golden(FAST), golden(os.path.join(GOLDEN, "run_openssl_without_aesni.json"))
+        for doc in (fast, slow):
+            doc["benchmarks"] = [b for b in doc["benchmarks"] if b["repetition_index"] < 3]
+            for b in doc["benchmarks"]:
+                b["repetitions"] = 3
+        base = self.write("fast3.json", fast)
+        self.assertRefused(run_cli("compare", base, self.write("slow3x2.json", doubled(slow))),
+                           "appears more than once")
+
+    def test_interrupted_repetitions_still_work(self):
+        doc = golden(FAST)
+        for b in doc["benchmarks"]:
+            if b["repetition_index"] >= 3:
+                b["error_occurred"] = True
+                b["error_message"] = gbench.INTERRUPTED
+        run = gbench.load_run(self.write("interrupted.json", doc))
+        for b in run.benchmarks.values():
+            self.assertIsNone(b.error)
+            self.assertEqual((len(b.samples["time_ns"]), b.interrupted), (3, 2))
+        with self.assertRaisesRegex(gbench.ResultsError, "appears more than once"):
+            gbench.load_run(self.write("interrupted_twice.json", doubled(doc)))
+
+
+class NonFiniteTest(Case):
+    """Point 10: NaN, Infinity, negative or zero times and rates, and bad
+    counters, refused at read time naming the benchmark and the field."""
+
+    BAD = [("real_time", float("nan")), ("real_time", float("inf")), ("real_time", -1083.0),
+           ("real_time", 0.0), ("real_time", "1083"), ("real_time", True),
+           ("bytes_per_second", -9.6e7), ("bytes_per_second", float("inf")),
+           ("items_per_second", 0.0), ("ops_per_ms", -922.0), ("ops_per_ms", float("nan")),
+           ("cycles_per_byte", 0.0), ("core_ghz", -4.1), ("allocs_per_op", -1.0),
+           ("alloc_bytes_per_op", float("-inf")), ("real_time", 1e300), ("bytes_per_second", 1e-300),
+           ("items_per_second", 10 ** 400)]
+
+    def mutated(self, field, value, name="bad.json"):
+        doc = golden(FAST)
+        for b in doc["benchmarks"]:
+            if b["run_name"].startswith(GRID):
+                b[field] = value
+        return self.write(name, doc)
+
+    def test_bad_figures_are_refused_naming_benchmark_and_field(self):
+        for field, value in self.BAD:
+            with self.subTest(field=field, value=value):
+                with self.assertRaises(gbench.ResultsError) as e:
+                    gbench.load_run(self.mutated(field, value))
+                self.assertIn(f"benchmark '{GRID}", str(e.exception))
+                self.assertIn(field, str(e.exception))
+
+    def test_zero_where_zero_is_real(self):
+        gbench.load_run(KEYS)  # key setup: 0 bytes per second; allocations: 0
+        gbench.load_run(self.mutated("allocs_per_op", 0))
+
+    def test_every_command_refuses_them(self):
+        nan_time = self.mutated("real_time", float("nan"), "nan.json")
+        negative = self.mutated("ops_per_ms", -922.0, "negative.json")
+        zero = self.mutated("real_time", 0.0, "zero.json")
+        out = os.path.join(self.dir, "out")
+        for args in (["compare", FAST, zero, "--metrics", "time_ns"],
+                     ["compare", FAST, nan_time],
+                     ["ratio", negative, GRID, "grid/backend:aesni/cipher:aes-128-cbc/op:encrypt/size:16/"],
+                     ["report", nan_time, "-o", out + ".html"],
+                     ["jmh", negative, "-o", out + ".json"],
+                     ["jmh", nan_time],
+                     ["select", zero]):
+            with self.subTest(args=args[0]):
+                self.assertRefused(run_cli(*args), f"benchmark '{GRID}")
+        self.assertFalse(os.path.exists(out + ".json") or os.path.exists(out + ".html"))
+
+    def test_the_jmh_writer_cannot_write_nan(self):
+        """JSON.parse in the JMH Visualizer rejects a bare NaN: the writer
+        refuses to write one (the reader should have refused the input)."""
+        results = jmh.export(gbench.load_run(FAST))
+        results[0]["primaryMetric"]["score"] = float("nan")
+        with self.assertRaisesRegex(gbench.ResultsError, "not a finite number"):
+            jmh.dumps(results)
+        text = jmh.dumps(jmh.export(gbench.load_run(FAST)))
+        json.loads(text, parse_constant=lambda c: self.fail(f"{c} in the JMH JSON"))
+
+    def test_bounds_refuses_a_zero_figure_and_non_finite_limits(self):
+        doc = golden(BOUNDS)
+        for b in doc["benchmarks"]:
+            if "backend:aesni/cipher:aes-128-cbc/op:encrypt/" in b["name"]:
+                b["cycles_per_byte"] = 0.0
+        self.assertRefused(run_cli("bounds", self.write("zero.json", doc)),
+                           "backend:aesni/cipher:aes-128-cbc/op:encrypt/", "cycles_per_byte")
+        for limits in ("xmm:nan/2,ymm:3/2", "xmm:3/inf", "xmm:1e-300/2", "xmm:3/2,zmm:3/1e300"):
+            doc = golden(BOUNDS)
+            doc["context"]["aes_limits"] = limits
+            with self.subTest(limits=limits):
+                self.assertRefused(run_cli("bounds", self.write("limits.json", doc)),
+                                   "aes_limits")
+
+
+if __name__ == "__main__":
+    unittest.main()
