@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Hostile results files (issue 15, points 9 and 10): nothing lost,
+"""Hostile results files (issue 15, points 9, 10 and 15): nothing lost,
 nothing misleading. Every one is refused by the reader or the command with
 the documented one-line error and exit 2, never a traceback, a hang, extra
 samples or a figure like "-200% better".
@@ -9,12 +9,14 @@ Each class is its own CTest (tools.results.hostile.*):
 """
 import copy
 import json
+import lzma
 import os
 import resource
 import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -227,6 +229,57 @@ class NonFiniteTest(Case):
             with self.subTest(limits=limits):
                 self.assertRefused(run_cli("bounds", self.write("limits.json", doc)),
                                    "aes_limits")
+
+
+class SpecialFilesTest(Case):
+    """Point 15: only regular files are read, of bounded size, an .xz with a
+    bounded decompression; a FIFO never blocks."""
+
+    def test_dev_zero_is_refused_at_once(self):
+        self.assertRefused(run_cli("select", "/dev/zero", timeout=30), "/dev/zero",
+                           "not a regular file")
+
+    def test_a_fifo_never_blocks(self):
+        fifo = os.path.join(self.dir, "fifo.json")
+        os.mkfifo(fifo)
+        self.assertRefused(run_cli("select", fifo, timeout=30), "not a regular file")
+        self.assertRefused(run_cli("compare", FAST, fifo, timeout=30), "not a regular file")
+
+    def test_a_folder_is_refused(self):
+        self.assertRefused(run_cli("jmh", self.dir), "not a regular file")
+
+    def test_an_xz_bomb_is_refused_without_the_memory(self):
+        """64 MiB of JSON whitespace compress to a few kB; with the limit at
+        1 MiB, reading stops after 1 MiB of output."""
+        bomb = os.path.join(self.dir, "bomb.json.xz")
+        with lzma.open(bomb, "wb", preset=0) as f:
+            chunk = b" " * (1 << 20)
+            for _ in range(64):
+                f.write(chunk)
+            f.write(b'{"context": {}, "benchmarks": []}')
+        self.assertLess(os.path.getsize(bomb), 1 << 20)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB
+        with mock.patch.object(gbench, "MAX_JSON_BYTES", 1 << 20, create=True):
+            with self.assertRaisesRegex(gbench.ResultsError, "decompresses to more than 1 MiB"):
+                gbench.load_run(bomb)
+        grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+        self.assertLess(grown, 16 << 10, f"peak memory grew by {grown} KiB")
+
+    def test_size_limits_are_said(self):
+        with open(FAST, "rb") as f:
+            data = f.read()
+        with mock.patch.object(gbench, "MAX_FILE_BYTES", 64 << 10, create=True):
+            with self.assertRaisesRegex(gbench.ResultsError, "larger than 64 KiB"):
+                gbench.load_run(FAST)
+        xz = os.path.join(self.dir, "run.json.xz")
+        with open(xz, "wb") as f:
+            f.write(lzma.compress(data)[:-100])
+        with self.assertRaisesRegex(gbench.ResultsError, "truncated"):
+            gbench.load_run(xz)
+        with open(xz, "wb") as f:  # two streams, as xz writes concatenated files
+            half = len(data) // 2
+            f.write(lzma.compress(data[:half]) + lzma.compress(data[half:]))
+        self.assertEqual(len(gbench.load_run(xz).benchmarks), 30)
 
 
 if __name__ == "__main__":

@@ -5,13 +5,16 @@ grid/backend:openssl/cipher:aes-128-cbc/op:encrypt/size:16384/codec:none/
 pool:on/key:cached/real_time/threads:2. Repetitions of one benchmark share
 its run_name and become the samples of each metric.
 
-Every input is taken as hostile: each figure the tools use is a finite
-number in its range, each repetition is read once. Anything else is a
+Every input is taken as hostile: only regular files are read, of bounded
+size (decompressed too); each figure the tools use is a finite number in
+its range, each repetition is read once. Anything else is a
 ResultsError naming the file, the benchmark and the field.
 """
 import json
 import lzma
 import math
+import os
+import stat
 from collections import OrderedDict
 
 # Metrics read from each iteration run; time is normalised to ns per op.
@@ -29,6 +32,11 @@ MAY_BE_ZERO = {"bytes_per_second", "allocs_per_op", "alloc_bytes_per_op"}
 # them products and ratios of figures overflow the statistics.
 FIGURE_MIN, FIGURE_MAX = 1e-18, 1e18
 _TIME_UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+# The largest reference run is 7 MB of JSON: nothing real comes near these,
+# and they keep /dev/zero or an xz bomb from taking the machine's memory.
+MAX_FILE_BYTES = 512 << 20          # the file as stored (.xz or not)
+MAX_JSON_BYTES = 512 << 20          # the JSON text, decompressed
 
 
 # What the binary reports for a repetition Ctrl-C skipped.
@@ -97,16 +105,68 @@ def parse_name(name):
     return scenario, params
 
 
-def read_text(path):
+def _size_text(n):
+    return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n >> 10} KiB"
+
+
+def _read_bounded(path):
+    """The file's bytes, if it is a regular file of at most MAX_FILE_BYTES.
+    O_NONBLOCK: opening a FIFO never waits for a writer; fstat then refuses
+    it, a folder or a device (/dev/zero) before anything is read."""
     try:
-        if str(path).endswith(".xz"):
-            with lzma.open(path, "rt", encoding="utf-8") as f:
-                return f.read()
-        with open(path, encoding="utf-8") as f:
-            return f.read()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise ResultsError(f"{path}: no such file") from None
-    except (OSError, lzma.LZMAError, UnicodeDecodeError) as e:
+    except OSError as e:
+        raise ResultsError(f"{path}: cannot read ({e.strerror})") from None
+    too_large = f"{path}: larger than {_size_text(MAX_FILE_BYTES)}: not a results file"
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ResultsError(f"{path}: not a regular file (a folder, device or FIFO): give a "
+                               "results file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise ResultsError(too_large)
+        with open(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_FILE_BYTES + 1)  # bounded even if the file grows meanwhile
+    except OSError as e:
+        raise ResultsError(f"{path}: cannot read ({e.strerror})") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_FILE_BYTES:
+        raise ResultsError(too_large)
+    return data
+
+
+def _unxz(path, data):
+    """Decompresses .xz data (one stream or several, as xz concatenates them),
+    never past MAX_JSON_BYTES: an xz bomb is refused after that much output,
+    not after the memory."""
+    out, size = [], 0
+    while data:
+        d = lzma.LZMADecompressor()
+        chunk = d.decompress(data, max_length=MAX_JSON_BYTES - size + 1)
+        size += len(chunk)
+        if size > MAX_JSON_BYTES:
+            raise ResultsError(f"{path}: decompresses to more than {_size_text(MAX_JSON_BYTES)}: "
+                               "not a results file")
+        if not d.eof:
+            raise ResultsError(f"{path}: the .xz data is truncated")
+        out.append(chunk)
+        data = d.unused_data.lstrip(b"\0")  # stream padding, then maybe another stream
+    return b"".join(out)
+
+
+def read_text(path):
+    """The JSON text of a results file (.json, or .json.xz), bounded in size."""
+    data = _read_bounded(path)
+    try:
+        if str(path).endswith(".xz"):
+            data = _unxz(path, data)
+        elif len(data) > MAX_JSON_BYTES:
+            raise ResultsError(f"{path}: larger than {_size_text(MAX_JSON_BYTES)}: not a results file")
+        return data.decode("utf-8")
+    except (lzma.LZMAError, UnicodeDecodeError) as e:
         raise ResultsError(f"{path}: cannot read ({e})") from None
 
 
