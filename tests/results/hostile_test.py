@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Hostile results files (issue 15, points 9, 10 and 15): nothing lost,
+"""Hostile results files (issue 15, points 9, 10, 15 and 16): nothing lost,
 nothing misleading. Every one is refused by the reader or the command with
 the documented one-line error and exit 2, never a traceback, a hang, extra
 samples or a figure like "-200% better".
@@ -12,6 +12,7 @@ import json
 import lzma
 import os
 import resource
+import stat
 import subprocess
 import sys
 import tempfile
@@ -280,6 +281,98 @@ class SpecialFilesTest(Case):
             half = len(data) // 2
             f.write(lzma.compress(data[:half]) + lzma.compress(data[half:]))
         self.assertEqual(len(gbench.load_run(xz).benchmarks), 30)
+
+
+class TracebacksTest(Case):
+    """Point 16: malformed input of any shape is a one-line error, exit 2."""
+
+    def cases(self):
+        fast = golden(FAST)
+
+        def changed(change):
+            doc = copy.deepcopy(fast)
+            change(doc)
+            return doc
+
+        def rename(old, new):
+            def change(doc):
+                for b in doc["benchmarks"]:
+                    if old in b["run_name"]:
+                        b["name"] = b["run_name"] = b["run_name"].replace(old, new)
+            return change
+
+        def setitem(target, key, value):
+            def change(doc):
+                target(doc)[key] = value
+            return change
+
+        first = lambda doc: doc["benchmarks"][0]  # noqa: E731
+        context = lambda doc: doc["context"]  # noqa: E731
+        yield "brackets", "[" * 100000, "nested too deeply"
+        yield "name_number", changed(setitem(first, "run_name", 5)), "run_name is 5"
+        yield "name_only_number", changed(lambda d: (first(d).pop("run_name"), first(d).update(name=5))), \
+            "name is 5"
+        yield "context_list", changed(lambda d: d.update(context=[1])), "'context' is not an object"
+        yield "long_integer", '{"context": {}, "benchmarks": [{"name": "x", "real_time": ' + \
+            "9" * 5000 + "}]}", "not usable JSON"
+        yield "iterations_inf", changed(setitem(first, "iterations", float("inf"))), "iterations"
+        yield "iterations_float", changed(setitem(first, "iterations", 12.5)), "iterations"
+        yield "threads_word", changed(rename("threads:1", "threads:x")), "threads 'x'"
+        yield "size_word", changed(rename("size:16/", "size:abc/")), "size 'abc'"
+        yield "size_huge", changed(rename("size:16/", "size:" + "9" * 400 + "/")), "size '"
+        yield "no_op", changed(rename("/op:encrypt", "")), "has no op"
+        yield "library_number", changed(setitem(context, "backend.openssl.library", 5)), \
+            "backend.openssl.library"
+        yield "host_list", changed(setitem(context, "host_name", ["a"])), "host_name"
+        yield "surrogate_name", changed(rename("backend:openssl", "backend:open\ud800")), \
+            "is not valid Unicode text"
+        yield "surrogate_context", changed(setitem(context, "note", "a\udc80b")), "'note'"
+        yield "newline_name", changed(rename("backend:openssl", "backend:open\nssl")), \
+            "not a cryptobench name"
+        yield "time_unit_list", changed(setitem(first, "time_unit", ["ns"])), "time_unit"
+        yield "repetition_word", changed(setitem(first, "repetition_index", "0")), "repetition_index"
+        yield "entry_string", changed(lambda d: d["benchmarks"].__setitem__(3, "x")), "not an object"
+        yield "benchmarks_object", changed(lambda d: d.update(benchmarks={})), "not a list"
+
+    def test_every_command_gives_one_line(self):
+        """Every case through select (each CLI start costs a second); the
+        first four through every command."""
+        out = os.path.join(self.dir, "out")
+        for number, (label, doc, message) in enumerate(self.cases()):
+            path = (self.write_text(label + ".json", doc) if isinstance(doc, str)
+                    else self.write(label + ".json", doc))  # \ud800 as a JSON escape
+            commands = [["select", path]]
+            if number < 4:
+                commands += [["report", path, "-o", out + ".html"], ["jmh", path], ["bounds", path],
+                             ["compare", FAST, path], ["ratio", path, "openssl", "aesni"]]
+            for args in commands:
+                with self.subTest(case=label, command=args[0]):
+                    self.assertRefused(run_cli(*args), message)
+        self.assertFalse(os.path.exists(out + ".html"))
+
+    def test_bounds_on_a_zero_figure(self):
+        doc = golden(BOUNDS)
+        doc["benchmarks"][0]["cycles_per_byte"] = 0
+        self.assertRefused(run_cli("bounds", self.write("zero.json", doc)), "cycles_per_byte is 0")
+
+    def test_output_naming_a_folder(self):
+        """Handled before this issue (check_output); kept as a regression test."""
+        for command in ("jmh", "report"):
+            self.assertRefused(run_cli(command, FAST, "-o", self.dir), "is not a regular file")
+        self.assertTrue(stat.S_ISDIR(os.stat(self.dir).st_mode))
+
+    def test_an_unexpected_exception_is_one_line_exit_1(self):
+        """The last line of defence: a bug is 'internal error', one line, exit 1."""
+        code = ("import runpy, sys; sys.path.insert(0, sys.argv[1]); "
+                "import cryptobench_results.answer as a; "
+                "a.answer = lambda *x, **k: {}['boom']; sys.argv = sys.argv[2:]; "
+                "runpy.run_path(sys.argv[0], run_name='__main__')")
+        r = subprocess.run([sys.executable, "-c", code, TOOLS, CLI, "select", FAST],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertIn("cryptobench-results: internal error (KeyError: 'boom')", lines[0])
 
 
 if __name__ == "__main__":

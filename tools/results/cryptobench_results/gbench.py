@@ -6,14 +6,16 @@ pool:on/key:cached/real_time/threads:2. Repetitions of one benchmark share
 its run_name and become the samples of each metric.
 
 Every input is taken as hostile: only regular files are read, of bounded
-size (decompressed too); each figure the tools use is a finite number in
-its range, each repetition is read once. Anything else is a
+size (decompressed too), JSON of the shape Google Benchmark writes (names
+are cryptobench names, numbers are numbers, text is text); each figure the
+tools use is a finite number in its range, each repetition is read once. Anything else is a
 ResultsError naming the file, the benchmark and the field.
 """
 import json
 import lzma
 import math
 import os
+import re
 import stat
 from collections import OrderedDict
 
@@ -37,6 +39,16 @@ _TIME_UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 # and they keep /dev/zero or an xz bomb from taking the machine's memory.
 MAX_FILE_BYTES = 512 << 20          # the file as stored (.xz or not)
 MAX_JSON_BYTES = 512 << 20          # the JSON text, decompressed
+
+# Names: what cryptobench registers (ASCII tokens), so they are safe in
+# every output (HTML, Markdown, JMH params, one-line errors); parameters
+# every cryptobench benchmark has; parameters that are counts (smallest).
+NAME_CHARS = re.compile(r"[A-Za-z0-9_.:+/-]+")
+REQUIRED_PARAMS = ("backend", "cipher", "op", "size", "codec", "pool", "key")
+COUNT_PARAMS = {"size": 0, "threads": 1, "messages": 1}
+# Context fields the tools read as text (labels, grouping, bounds, clock).
+CONTEXT_TEXT = ("host_name", "cpu_model", "cpu_flags", "cpu_flags_in_use", "cpu_mask",
+                "aes_limits", "core_clock_ghz", "library_version", "cryptobench_suite")
 
 
 # What the binary reports for a repetition Ctrl-C skipped.
@@ -90,6 +102,9 @@ class Run:
 
 def parse_name(name):
     """Splits a benchmark name into (scenario, OrderedDict of params)."""
+    if not isinstance(name, str) or not NAME_CHARS.fullmatch(name):
+        raise ResultsError(f"benchmark name '{shown(name)}' is not a cryptobench name (letters, "
+                           "digits and _.:+/- only)")
     parts = name.split("/")
     scenario = parts[0]
     params = OrderedDict()
@@ -98,10 +113,22 @@ def parse_name(name):
             continue
         key, sep, value = part.partition(":")
         if not sep or not key or not value:
-            raise ResultsError(f"benchmark name '{name}': segment '{part}' is not key:value")
+            raise ResultsError(f"benchmark name '{shown(name)}': segment '{shown(part)}' is not key:value")
+        if key in params:
+            raise ResultsError(f"benchmark name '{shown(name)}' gives {key} twice")
+        # Counts are plain decimal numbers below 10^12 (int() alone takes
+        # '1_000' or 10^400, which overflows the floats downstream).
+        if key in COUNT_PARAMS and not (re.fullmatch(r"[0-9]{1,12}", value)
+                                        and int(value) >= COUNT_PARAMS[key]):
+            raise ResultsError(f"benchmark name '{shown(name)}': {key} '{shown(value, 20)}' is not "
+                               f"a whole number from {COUNT_PARAMS[key]} to 10^12")
         params[key] = value
     if "backend" not in params:
-        raise ResultsError(f"benchmark name '{name}' has no backend: not a cryptobench benchmark")
+        raise ResultsError(f"benchmark name '{shown(name)}' has no backend: not a cryptobench benchmark")
+    missing = [k for k in REQUIRED_PARAMS if k not in params]
+    if not scenario or missing:
+        raise ResultsError(f"benchmark name '{shown(name)}' has no {', '.join(missing) or 'scenario'}: "
+                           "not a cryptobench benchmark")
     return scenario, params
 
 
@@ -174,6 +201,18 @@ def _is_number(x):
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
+def _is_text(x):
+    """A string that can be written out as UTF-8 (JSON's \\ud800 escapes
+    give lone surrogates, which cannot)."""
+    if not isinstance(x, str):
+        return False
+    try:
+        x.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def figure(entry, field, may_be_zero, where):
     """A figure the tools use: a finite number in range, > 0 (>= 0 for counts)."""
     value = entry[field]
@@ -204,21 +243,53 @@ def _whole(entry, field, low, where, default=None):
     return value
 
 
-def load_run(path):
-    text = read_text(path)
+def check_context(path, context):
+    """The context is an object; its text can be written out (the report
+    shows it); the fields the tools read as text are strings."""
+    if not isinstance(context, dict):
+        raise ResultsError(f"{path}: 'context' is not an object")
+    for key, value in context.items():
+        if not _is_text(key) or (isinstance(value, str) and not _is_text(value)):
+            raise ResultsError(f"{path}: context field '{shown(key)}' is not valid Unicode text")
+        if (key in CONTEXT_TEXT or key.startswith("backend.")) and not isinstance(value, str):
+            raise ResultsError(f"{path}: context field '{shown(key)}' is {shown(value, 40)}, "
+                               "not a string")
+    _whole(context, "num_cpus", 0, f"{path}: context")
+
+
+def parse_json(path, text):
     try:
-        doc = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as e:
         hint = " (truncated: was the run interrupted?)" if e.pos >= len(text.rstrip()) - 1 else ""
         raise ResultsError(f"{path}: not valid JSON at line {e.lineno}{hint}") from None
+    except RecursionError:
+        raise ResultsError(f"{path}: JSON nested too deeply: not a results file") from None
+    except ValueError as e:  # an integer of more digits than Python converts
+        raise ResultsError(f"{path}: not usable JSON ({shown(str(e), 80)})") from None
+
+
+def load_run(path):
+    doc = parse_json(path, read_text(path))
     if not isinstance(doc, dict) or "benchmarks" not in doc or "context" not in doc:
         raise ResultsError(f"{path}: not Google Benchmark JSON (no 'context' and 'benchmarks')")
     if not isinstance(doc["benchmarks"], list):
         raise ResultsError(f"{path}: 'benchmarks' is not a list")
+    check_context(path, doc["context"])
     benchmarks = OrderedDict()
     entries = [e for e in doc["benchmarks"] if isinstance(e, dict)]
     if len(entries) != len(doc["benchmarks"]):
         raise ResultsError(f"{path}: a benchmark entry is not an object")
+    for entry in entries:
+        if "name" not in entry:
+            raise ResultsError(f"{path}: a benchmark entry has no name")
+        for field in ("name", "run_name", "run_type", "error_message", "time_unit"):
+            value = entry.get(field, "")
+            if not isinstance(value, str):
+                raise ResultsError(f"{path}: a benchmark's {field} is {shown(value, 40)}, not a string")
+            if not _is_text(value):
+                raise ResultsError(f"{path}: a benchmark's {field} '{shown(value)}' is not valid "
+                                   "Unicode text")
     # Repetitions in the order they ran (interleaved runs report each
     # benchmark's repetitions together, but say which came first).
     def order(entry):
@@ -226,8 +297,6 @@ def load_run(path):
         return index if isinstance(index, int) else 0
     seen = {}  # run_name -> (repetitions, repetition indices read)
     for entry in sorted(entries, key=order):
-        if not isinstance(entry, dict) or "name" not in entry:
-            raise ResultsError(f"{path}: a benchmark entry has no name")
         if entry.get("run_type", "iteration") != "iteration":
             continue  # aggregates are recomputed from the samples
         run_name = entry.get("run_name", entry["name"])
@@ -253,7 +322,7 @@ def load_run(path):
         indices.add(index)
         b = benchmarks.get(run_name)
         if b is None:
-            threads = int(params.get("threads", entry.get("threads", 1)))
+            threads = int(params.get("threads", _whole(entry, "threads", 1, where, default=1)))
             b = benchmarks[run_name] = Benchmark(run_name, scenario, params, threads)
         if entry.get("error_occurred"):
             message = entry.get("error_message", "error")
@@ -265,7 +334,7 @@ def load_run(path):
         if "real_time" not in entry:
             raise ResultsError(f"{where} has no real_time")
         unit = entry.get("time_unit", "ns")
-        if not isinstance(unit, str) or unit not in _TIME_UNIT_NS:
+        if unit not in _TIME_UNIT_NS:
             raise ResultsError(f"{where}: time_unit '{shown(unit, 20)}' is not one of "
                                f"{', '.join(_TIME_UNIT_NS)}")
         time_ns = figure(entry, "real_time", False, where) * _TIME_UNIT_NS[unit]
