@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Hostile results files (issue 15, points 9, 10, 15 and 16): nothing lost,
+"""Hostile results files (issue 15, points 9, 10, 14, 15, 16): nothing lost,
 nothing misleading. Every one is refused by the reader or the command with
 the documented one-line error and exit 2, never a traceback, a hang, extra
 samples or a figure like "-200% better".
@@ -16,6 +16,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from unittest import mock
 
@@ -24,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 TOOLS = os.path.join(ROOT, "tools", "results")
 sys.path.insert(0, TOOLS)
 
-from cryptobench_results import gbench, jmh  # noqa: E402
+from cryptobench_results import gbench, jmh, ratio  # noqa: E402
 
 GOLDEN = os.path.join(HERE, "golden")
 FAST = os.path.join(GOLDEN, "run_openssl_aesni.json")
@@ -230,6 +231,34 @@ class NonFiniteTest(Case):
             with self.subTest(limits=limits):
                 self.assertRefused(run_cli("bounds", self.write("limits.json", doc)),
                                    "aes_limits")
+
+
+class SlowPatternTest(Case):
+    """Point 14: ratio's regular expressions are bounded in size and in
+    matching time (Python's re backtracks)."""
+
+    def test_catastrophic_backtracking_is_stopped(self):
+        start = time.monotonic()
+        self.assertRefused(run_cli("ratio", FAST, "(.*)*x$", "aesni", timeout=30),
+                           "the pattern took too long to match")
+        self.assertLess(time.monotonic() - start, 15)
+
+    def test_a_huge_pattern_is_refused(self):
+        line = self.assertRefused(run_cli("ratio", FAST, "(a|b)" * 20000, "aesni"),
+                                  "at most 1,000 characters")
+        self.assertLess(len(line), 300)
+
+    def test_deep_nesting_is_an_error_not_a_traceback(self):
+        """999 characters: re's parser recursed past Python's limit (a
+        RecursionError traceback)."""
+        self.assertRefused(run_cli("ratio", FAST, "(" * 499 + "a" + ")" * 499, "aesni"))
+
+    def test_the_normal_path_stays_fast(self):
+        run = gbench.load_run(BOUNDS)
+        start = time.monotonic()
+        for _ in range(10):
+            ratio.pick(run, "backend:openssl/.*aes-128-ecb/op:encrypt/")
+        self.assertLess(time.monotonic() - start, 2.0)
 
 
 class SpecialFilesTest(Case):
