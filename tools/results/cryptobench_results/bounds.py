@@ -50,11 +50,10 @@ def parse_limits(text):
                                f"'{shown(item)}'") from None
         # Cycles and instructions per cycle of real AES units (3-7, 1-4):
         # outside (a NaN too) every bound below would be nan or inf.
-        if width not in BLOCKS_PER_REGISTER or not (LIMIT_RANGE[0] <= latency <= LIMIT_RANGE[1]
-                                                    and LIMIT_RANGE[0] <= throughput <= LIMIT_RANGE[1]):
-            raise ResultsError(f"aes_limits context '{shown(text)}': bad entry '{shown(item)}' (a width xmm, ymm "
-                               f"or zmm, latency and throughput from {LIMIT_RANGE[0]:g} to "
-                               f"{LIMIT_RANGE[1]:g})")
+        low, high = LIMIT_RANGE
+        if width not in BLOCKS_PER_REGISTER or not (low <= latency <= high and low <= throughput <= high):
+            raise ResultsError(f"aes_limits context '{shown(text)}': bad entry '{shown(item)}' (a width "
+                               f"xmm, ymm or zmm, latency and throughput from {low:g} to {high:g})")
         limits[width] = (latency, throughput)
     if "xmm" not in limits:
         raise ResultsError("the run has no aes_limits context (xmm): it predates them; every "

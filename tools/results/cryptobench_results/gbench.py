@@ -217,7 +217,7 @@ def figure(entry, field, may_be_zero, where):
     """A figure the tools use: a finite number in range, > 0 (>= 0 for counts)."""
     value = entry[field]
     if not _is_number(value):
-        raise ResultsError(f"{where}: {field} is {shown(value, 40)}, not a number")
+        raise ResultsError(f"{where}: {field} is {shown(repr(value), 40)}, not a number")
     try:
         value = float(value)
     except OverflowError:  # an integer of hundreds of digits
@@ -239,7 +239,7 @@ def _whole(entry, field, low, where, default=None):
         return default
     value = entry[field]
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value < 1 << 63:
-        raise ResultsError(f"{where}: {field} is {shown(value, 40)}, not a whole number >= {low}")
+        raise ResultsError(f"{where}: {field} is {shown(repr(value), 40)}, not a whole number >= {low}")
     return value
 
 
@@ -300,7 +300,10 @@ def load_run(path):
         if entry.get("run_type", "iteration") != "iteration":
             continue  # aggregates are recomputed from the samples
         run_name = entry.get("run_name", entry["name"])
-        scenario, params = parse_name(run_name)
+        try:
+            scenario, params = parse_name(run_name)
+        except ResultsError as e:
+            raise ResultsError(f"{path}: {e}") from None
         where = f"{path}: benchmark '{run_name}'"
         # Each repetition once: a name repeated beyond its repetitions (a
         # backend given twice registers every benchmark twice) would
