@@ -315,7 +315,7 @@ def overhead_slice(run):
     def rank(item):
         (op, size, _), bs = item
         return (len({(b.params["codec"], b.params["pool"]) for b in bs}), op == "roundtrip",
-                -abs(math.log2(max(size, 1) / 4096)))
+                -abs(math.log2(max(size, 1) / 4096)))  # size 0: a key setup's
 
     best = max(groups.items(), key=rank, default=None)
     if best is None or rank(best)[0] < 2:
@@ -490,6 +490,8 @@ def duration(ns):
 
 
 def _key_sort(key):
+    """Known modes first, PBKDF2 by its rounds, the rest by name (a key name
+    is any token of the benchmark name: never int() it unchecked)."""
     if key in KEY_ORDER:
         return (KEY_ORDER.index(key), 0, key)
     rounds = re.fullmatch(r"pbkdf2-sha256-([0-9]{1,9})", key)
