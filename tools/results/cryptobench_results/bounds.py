@@ -30,11 +30,12 @@ while harness errors (e.g. averaging thread times) are factors.
 """
 import math
 
-from .gbench import ResultsError
+from .gbench import ResultsError, shown
 
 ROUNDS = {"128": 10, "192": 12, "256": 14}
 BLOCKS_PER_REGISTER = {"xmm": 1, "ymm": 2, "zmm": 4}
 TOLERANCE = 0.10
+LIMIT_RANGE = (0.01, 1000.0)  # what a latency or throughput in aes_limits may be
 
 
 def parse_limits(text):
@@ -45,9 +46,14 @@ def parse_limits(text):
             width, values = item.split(":")
             latency, throughput = (float(v) for v in values.split("/"))
         except ValueError:
-            raise ResultsError(f"aes_limits context '{text}' is malformed at '{item}'") from None
-        if width not in BLOCKS_PER_REGISTER or latency <= 0 or throughput <= 0:
-            raise ResultsError(f"aes_limits context '{text}': bad entry '{item}'")
+            raise ResultsError(f"aes_limits context '{shown(text)}' is malformed at "
+                               f"'{shown(item)}'") from None
+        # Cycles and instructions per cycle of real AES units (3-7, 1-4):
+        # outside (a NaN too) every bound below would be nan or inf.
+        low, high = LIMIT_RANGE
+        if width not in BLOCKS_PER_REGISTER or not (low <= latency <= high and low <= throughput <= high):
+            raise ResultsError(f"aes_limits context '{shown(text)}': bad entry '{shown(item)}' (a width "
+                               f"xmm, ymm or zmm, latency and throughput from {low:g} to {high:g})")
         limits[width] = (latency, throughput)
     if "xmm" not in limits:
         raise ResultsError("the run has no aes_limits context (xmm): it predates them; every "

@@ -13,15 +13,28 @@ Secondary metrics, present on every result of a run: allocations per op as
 "·gc.alloc.rate.norm" (B/op, JMH's name, offered in the drop-down), and
 "·allocs.per.op", "·cycles.per.byte", "·time.per.op".
 """
+import json
 import math
 
 from . import scenarios, stats
+from .gbench import ResultsError
 
 PERCENTILES = ["0.0", "50.0", "90.0", "95.0", "99.0", "99.9", "99.99", "99.999", "99.9999", "100.0"]
 
 
 def _number(x):
-    return x if math.isfinite(x) else "NaN"
+    return x if math.isfinite(x) else "NaN"  # JMH's own spelling of a missing error: a string
+
+
+def dumps(results):
+    """The JSON text. A bare NaN or Infinity is not JSON: the visualizer's
+    JSON.parse rejects the whole file, so one is never written (the reader
+    refuses non-finite figures; this is the last guard)."""
+    try:
+        return json.dumps(results, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    except ValueError:
+        raise ResultsError("the JMH export would hold a figure that is not a finite number; "
+                           "nothing written") from None
 
 
 def metric_object(samples, unit):

@@ -13,6 +13,7 @@ section per machine, several runs of one machine one per run, as `select`
 does (answer.machine_sections). A part whose benchmarks a run lacks says so.
 """
 import math
+import re
 from collections import OrderedDict
 from dataclasses import dataclass
 from html import escape
@@ -314,7 +315,7 @@ def overhead_slice(run):
     def rank(item):
         (op, size, _), bs = item
         return (len({(b.params["codec"], b.params["pool"]) for b in bs}), op == "roundtrip",
-                -abs(math.log2(size / 4096)))
+                -abs(math.log2(max(size, 1) / 4096)))  # size 0: a key setup's
 
     best = max(groups.items(), key=rank, default=None)
     if best is None or rank(best)[0] < 2:
@@ -489,11 +490,14 @@ def duration(ns):
 
 
 def _key_sort(key):
+    """Known modes first, PBKDF2 by its rounds, the rest by name (a key name
+    is any token of the benchmark name: never int() it unchecked)."""
     if key in KEY_ORDER:
-        return (KEY_ORDER.index(key), 0)
-    if key.startswith("pbkdf2-sha256-"):
-        return (len(KEY_ORDER), int(key.rsplit("-", 1)[1]))
-    return (len(KEY_ORDER) + 1, 0)
+        return (KEY_ORDER.index(key), 0, key)
+    rounds = re.fullmatch(r"pbkdf2-sha256-([0-9]{1,9})", key)
+    if rounds:
+        return (len(KEY_ORDER), int(rounds.group(1)), key)
+    return (len(KEY_ORDER) + 1, 0, key)
 
 
 def section_key_handling(m):
