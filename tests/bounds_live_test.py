@@ -23,9 +23,11 @@ def main():
             return 1
         doc = json.load(open(out.name))
         backends = {b["name"].split("/backend:")[1].split("/")[0] for b in doc["benchmarks"]}
-        # Per backend: encrypt and decrypt in each mode it offers, and 2 batches.
-        expected = {b: 2 * len(doc["context"][f"backend.{b}.modes"].split(",")) + 2
-                    for b in backends}
+        # Per backend: encrypt and decrypt in each block mode it offers (the
+        # bounds suite has no CTR or GCM cells yet), and 2 batches.
+        block_modes = {"ecb", "cbc"}
+        expected = {b: 2 * len(block_modes & set(doc["context"][f"backend.{b}.modes"].split(",")))
+                    + 2 for b in backends}
         table = subprocess.run([sys.executable, cli, "bounds", out.name], capture_output=True,
                                text=True)
     print(table.stdout)

@@ -50,12 +50,16 @@ class CryptoppCtr final : public AesCtr {
 
 class CryptoppGcm final : public AesGcm {
  public:
-  // gcm.h (GCM_Base): MinIVLength() 1, MaxIVLength() UINT_MAX, so every
-  // nonce length of the interface; DigestSize() 16, and a shorter mac is the
-  // truncated tag (cryptlib.h: EncryptAndAuthenticate "truncates the MAC if
-  // macSize < TagSize()", TruncatedVerify checks any length up to 16); AES's
-  // 128, 192 and 256-bit keys.
-  GcmLimits limits() const override { return {.min_nonce = 1, .min_tag = 4}; }
+  // gcm.h (GCM_Base) takes nonces of 1 to UINT_MAX bytes and tags up to 16
+  // (a shorter mac is the truncated tag: cryptlib.h, TruncatedVerify), with
+  // AES's three key sizes. But only 12-byte nonces are offered: Crypto++
+  // 8.7's GCM carries its counter through all 128 bits where SP 800-38D
+  // increments only the low 32 (inc32). With a 12-byte nonce the low word
+  // starts at 1 and no message is long enough to wrap it; with another
+  // length J0 comes from GHASH and may sit just below a wrap, and then the
+  // ciphertext is wrong (six Wycheproof AES-GCM cases, "J0:ffff...", tcIds
+  // 79, 82, 159, 162, 242, ...).
+  GcmLimits limits() const override { return {.nonce_12_only = true, .min_tag = 4}; }
 
  protected:
   Error schedule_key(Bytes key) override {
