@@ -373,7 +373,6 @@ FileReport check_wycheproof(const AesBackend& backend, const WycheproofFile& fil
       recorder.fail(id + "set_key failed");
       continue;
     }
-    constexpr std::uint8_t kFill = 0xa5;
     ByteVector plain(c.ct.size() + 16, kFill);
     const Result dec = cipher->decrypt(Padding::kPkcs7, c.iv, c.ct, plain);
     if (!c.valid) {
