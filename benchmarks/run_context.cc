@@ -69,6 +69,12 @@ void add_run_context(const std::string& suite, double core_hz, const AesLimits& 
       "cycle), measured at the start of the run with inline-assembly streams (16 dependent, "
       "96 independent) against the IMUL-chain clock and rounded to the architectural value; "
       "cryptobench-results bounds turns them into per-mode bounds");
+  add("clmul_limits", limits.clmul_context());
+  add("clmul_limits_method",
+      "per register width, nominal PCLMULQDQ/VPCLMULQDQ latency (cycles) / throughput "
+      "(instructions per cycle, each one 64x64-bit product per 128-bit lane), measured as "
+      "aes_limits is; empty without PCLMULQDQ; cryptobench-results bounds turns them into "
+      "GHASH bounds for GCM");
   add("compiler", "g++ " __VERSION__);
   add("cxx_flags", CRYPTOBENCH_CXX_FLAGS);
   add("build_type", CRYPTOBENCH_BUILD_TYPE);

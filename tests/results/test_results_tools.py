@@ -716,6 +716,133 @@ class BoundsTest(unittest.TestCase):
         golden_check(self, "bounds.expected.md", r.stdout)
 
 
+def counter_mode_run(clmul="xmm:4/0.5,ymm:4/1", cells=None):
+    """run_bounds.json's context (AES xmm:3/2, ymm:3/2, zmm:3/1; openssl and
+    aesni 128-bit, vaes512 512-bit) with CTR and GCM cells named as the grid
+    names them, 3 repetitions each. cells: {(backend, mode, op, size, aad): c/B}."""
+    with open(BOUNDS) as f:
+        doc = json.load(f)
+    if clmul is not None:
+        doc["context"]["clmul_limits"] = clmul
+    if cells is None:
+        cells = {}
+        for backend in ("openssl", "vaes512"):
+            for op in ("encrypt", "decrypt", "roundtrip"):
+                cells[backend, "ctr", op, 16384, None] = 2.0
+                cells[backend, "gcm", op, 16384, 13] = 2.0
+            cells[backend, "ctr", "encrypt", 100, None] = 2.0
+            cells[backend, "gcm", "encrypt", 16, 65536] = 2000.0
+    benchmarks = []
+    for (backend, mode, op, size, aad), cpb in cells.items():
+        name = (f"grid/backend:{backend}/cipher:aes-128-{mode}/op:{op}/size:{size}/" +
+                ("" if aad is None else f"aad:{aad}/") +
+                "codec:none/pool:on/key:cached/real_time/threads:1")
+        for index in range(3):
+            benchmarks.append({"name": name, "run_name": name, "run_type": "iteration",
+                               "repetitions": 3, "repetition_index": index, "threads": 1,
+                               "iterations": 1000, "real_time": cpb * size / 3.5,
+                               "time_unit": "ns", "core_ghz": 3.5, "cycles_per_byte": cpb})
+    doc["benchmarks"] = benchmarks
+    return doc
+
+
+class CounterModeBoundsTest(unittest.TestCase):
+    """CTR and GCM cells (grid names, synthetic figures) against their bounds."""
+
+    def rows(self, doc):
+        with tempfile.TemporaryDirectory() as d:
+            run = gbench.load_run(write_json(d, "run.json", doc))
+        return {(r["backend"], r["cipher"], r["op"], r["size"]): r for r in bounds.rows(run)}
+
+    def test_ctr_is_bound_like_ecb_without_padding(self):
+        rows = self.rows(counter_mode_run())
+        # 10 rounds at 2 AESENC a cycle (xmm) and 1 VAESENC of 4 blocks (zmm).
+        self.assertAlmostEqual(rows["openssl", "aes-128-ctr", "encrypt", 16384]["bound"], 10 / 2 / 16)
+        self.assertAlmostEqual(rows["vaes512", "aes-128-ctr", "decrypt", 16384]["bound"], 10 / 4 / 16)
+        self.assertAlmostEqual(rows["openssl", "aes-128-ctr", "encrypt", 16384]["absolute"],
+                               10 / 4 / 16)
+        self.assertEqual(rows["openssl", "aes-128-ctr", "encrypt", 16384]["kind"],
+                         "AES throughput, xmm")
+        # 100 bytes: 7 counter blocks, the last one partly used.
+        self.assertAlmostEqual(rows["openssl", "aes-128-ctr", "encrypt", 100]["bound"],
+                               7 * 10 / 2 / 100)
+        # Roundtrip: encrypt then decrypt, twice the work.
+        self.assertAlmostEqual(rows["vaes512", "aes-128-ctr", "roundtrip", 16384]["bound"],
+                               2 * 10 / 4 / 16)
+        self.assertIsNone(rows["openssl", "aes-128-ctr", "encrypt", 16384]["aad"])
+
+    def test_gcm_takes_the_larger_of_the_aes_and_ghash_bounds(self):
+        rows = self.rows(counter_mode_run())
+        # openssl, 128-bit: AES 10 / 2 = 5 cycles a block, GHASH 3 / 0.5 = 6 on
+        # PCLMULQDQ xmm: GHASH binds, over 1 AAD block + 1024 + the lengths block.
+        r = rows["openssl", "aes-128-gcm", "encrypt", 16384]
+        self.assertAlmostEqual(r["bound"], 6 * 1026 / 16384)
+        self.assertEqual(r["kind"], "GHASH, xmm: 3 CLMULs a block")
+        self.assertEqual(r["aad"], 13)
+        # vaes512: AES 10 / 4 = 2.5 a block on zmm; no zmm CLMUL measured, so
+        # VPCLMULQDQ ymm: 3 / (1 x 2) = 1.5. AES binds, 1024 blocks + the tag's.
+        r = rows["vaes512", "aes-128-gcm", "decrypt", 16384]
+        self.assertAlmostEqual(r["bound"], 2.5 * 1025 / 16384)
+        self.assertEqual(r["kind"], "AES throughput, zmm")
+        # The absolute bound: the larger of the widest AES and the widest GHASH.
+        self.assertAlmostEqual(rows["openssl", "aes-128-gcm", "encrypt", 16384]["absolute"],
+                               2.5 * 1025 / 16384)
+        self.assertAlmostEqual(rows["openssl", "aes-128-gcm", "roundtrip", 16384]["bound"],
+                               2 * 6 * 1026 / 16384)
+        # AAD is hashed too: 16 bytes with 64 KiB of AAD is 4096 + 1 + 1 GHASH
+        # blocks, against 2 AES blocks; per plaintext byte.
+        r = rows["vaes512", "aes-128-gcm", "encrypt", 16]
+        self.assertAlmostEqual(r["bound"], 1.5 * 4098 / 16)
+        self.assertAlmostEqual(r["absolute"], 1.5 * 4098 / 16)
+        self.assertIn("GHASH, ymm", r["kind"])
+        self.assertFalse(any(r["above"] for r in rows.values()))
+
+    def test_a_wider_clmul_unit_moves_the_bound(self):
+        # With zmm CLMUL at 1 a cycle: 3 / 4 per block for vaes512; AES binds.
+        rows = self.rows(counter_mode_run(clmul="xmm:4/0.5,ymm:4/1,zmm:4/1"))
+        r = rows["vaes512", "aes-128-gcm", "encrypt", 16]
+        self.assertAlmostEqual(r["bound"], 0.75 * 4098 / 16)
+        self.assertIn("GHASH, zmm", r["kind"])
+
+    def test_without_clmul_limits_gcm_is_bound_by_aes_and_says_so(self):
+        for clmul in (None, ""):  # an older run; a CPU without PCLMULQDQ
+            with self.subTest(clmul=clmul):
+                rows = self.rows(counter_mode_run(clmul=clmul))
+                r = rows["openssl", "aes-128-gcm", "encrypt", 16384]
+                self.assertAlmostEqual(r["bound"], 5 * 1025 / 16384)
+                self.assertIn("no clmul_limits: GHASH not bounded", r["kind"])
+
+    def test_a_gcm_figure_faster_than_the_hardware_is_flagged(self):
+        # 0.12 c/B is under the absolute 2.5 x 1025 / 16384 = 0.156 by over 10%.
+        cells = {("openssl", "gcm", "encrypt", 16384, 13): 0.12,
+                 ("openssl", "gcm", "decrypt", 16384, 13): 0.5,
+                 ("openssl", "ctr", "encrypt", 16384, None): 0.5}
+        with tempfile.TemporaryDirectory() as d:
+            r = run_cli("bounds", write_json(d, "fast.json", counter_mode_run(cells=cells)),
+                        "--markdown")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("1 figure(s) faster than the hardware bound", r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertIn("CLMUL limits: xmm:4/0.5,ymm:4/1", lines[0])
+        self.assertIn("| backend | cipher | op | size | aad | msgs |", lines[2])
+        flagged = [x for x in lines if "ABOVE THE BOUND" in x]
+        self.assertEqual(len(flagged), 1)
+        self.assertIn("| aes-128-gcm | encrypt | 16384 | 13 |", flagged[0])
+        self.assertTrue(any("| aes-128-ctr | encrypt | 16384 | - |" in x for x in lines))
+
+    def test_bad_aad_and_limits_are_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            doc = counter_mode_run(cells={("openssl", "gcm", "encrypt", 16384, "x1"): 1.0})
+            r = run_cli("bounds", write_json(d, "aad.json", doc))
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("aad 'x1' is not a whole number", r.stderr)
+            for clmul in ("xmm:4", "xmm:4/0", "qmm:4/1", 3):
+                doc = counter_mode_run(clmul=clmul)
+                r = run_cli("bounds", write_json(d, "clmul.json", doc))
+                self.assertEqual(r.returncode, 2, clmul)
+                self.assertIn("clmul_limits", r.stderr)
+
+
 class RatioTest(unittest.TestCase):
     def test_ratio_of_medians_with_interval(self):
         run = gbench.load_run(BOUNDS)

@@ -1,6 +1,7 @@
 // cryptobench-limits: what this CPU allows for AES, measured on the machine it
-// runs on (benchmarks/aes_limits.h): the core clock, AESENC/VAESENC latency
-// and throughput per register width, and the per-core bounds they imply.
+// runs on (benchmarks/aes_limits.h): the core clock, AESENC/VAESENC and
+// PCLMULQDQ/VPCLMULQDQ latency and throughput per register width, and the
+// per-core bounds they imply.
 #include <cstdio>
 
 #include "benchmarks/aes_limits.h"
@@ -32,6 +33,14 @@ int main(int argc, char** argv) {
                 w.throughput, w.nominal_throughput(),
                 w.nominal_throughput() * w.blocks_per_register);
   }
+  for (const AesWidth& w : limits.clmul_widths) {
+    const char* name = w.blocks_per_register == 1   ? "PCLMULQDQ xmm"
+                       : w.blocks_per_register == 2 ? "VPCLMULQDQ ymm"
+                                                    : "VPCLMULQDQ zmm";
+    std::printf("%-22s %10.2f -> %-4g %14.2f -> %-4g %13s\n", name, w.latency, w.nominal_latency(),
+                w.throughput, w.nominal_throughput(), "-");
+  }
+  if (limits.clmul_widths.empty()) std::printf("PCLMULQDQ: not on this CPU\n");
   std::printf(
       "\nbounds per core from the nominal values (AES-128: 10 rounds, AES-256: 14;\n"
       "GB/s at the clock above):\n");
@@ -48,6 +57,17 @@ int main(int argc, char** argv) {
                                                : "VAES 512-bit",
                   parallel, hz / parallel / 1e9);
     }
+  }
+  // GHASH alone (GCM is bound by the larger of it and the AES throughput;
+  // the model: tools/results/cryptobench_results/bounds.py).
+  for (const AesWidth& w : limits.clmul_widths) {
+    const double ghash = limits.ghash_cycles_per_byte(w);
+    std::printf("GHASH (%d CLMULs a block), %-13s %12.3f %10.2f\n",
+                cryptobench::bench::AesLimits::kGhashClmulsPerBlock,
+                w.blocks_per_register == 1   ? "128-bit"
+                : w.blocks_per_register == 2 ? "256-bit"
+                                             : "512-bit",
+                ghash, hz / ghash / 1e9);
   }
   return 0;
 }

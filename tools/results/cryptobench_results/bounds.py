@@ -17,6 +17,39 @@ width). From them, per benchmark (1 thread, no codec):
   of them reach the throughput bound. The absolute bound is the best width
   with unlimited lanes.
 
+- CTR is parallel like ECB: ceil(size / 16) counter blocks, each costing
+  rounds / (instructions per cycle x blocks per register) at the backend's
+  width. No padding.
+- GCM is bound by the larger of its AES bound and its GHASH bound (the two
+  may run in parallel on separate units; the larger holds either way). AES:
+  ceil(size / 16) counter blocks plus the one that encrypts the tag, as CTR.
+  GHASH: every hashed block is multiplied by a power of the hash key H in
+  GF(2^128); the blocks hashed are the AAD's and the ciphertext's, each
+  zero-padded to whole blocks, and the lengths block: ceil(aad / 16) +
+  ceil(size / 16) + 1. The model, a lower bound for any implementation that
+  multiplies with carry-less multiply instructions (PCLMULQDQ: one
+  64 x 64 -> 128-bit product per 128-bit lane, VPCLMULQDQ 2 or 4 of them):
+  a 128 x 128-bit product of two 2-term polynomials needs at least 3 such
+  products (Karatsuba's 3 is the minimum: the bilinear complexity of
+  multiplying two linear polynomials is 3), so 3 per hashed block; the
+  reduction modulo the GCM polynomial costs nothing here, because an
+  implementation may aggregate (sum unreduced products of a whole group of
+  blocks, each by its own power of H, and reduce once per group, so its 2
+  multiplications are amortised over a group that may be the whole message)
+  and may reduce with shifts and XORs instead (Intel's original method). So
+  a GHASH block costs 3 / (CLMUL instructions per cycle x lanes) cycles.
+  Real code (8-block aggregation with Karatsuba, or 4 products per block
+  without it) does more; the bound is the floor, not an estimate.
+  The CLMUL width of a backend is the one its AES register width gives
+  (backend.<name>.register_bits[.gcm]: 128 -> PCLMULQDQ xmm, 256 -> VPCLMULQDQ
+  ymm, 512 -> zmm), since the project's kernels and the libraries' GCM code
+  pair VAES with VPCLMULQDQ at one width; a width the run did not measure
+  falls back to the widest measured narrower one. A run without clmul_limits
+  (older, or a CPU without PCLMULQDQ) bounds GCM by AES alone, and says so.
+- CTR and GCM cells may be op roundtrip (seal then open): twice the work of
+  one direction, so twice the bound. Table-based code (register_bits 0) is
+  held to the 128-bit AES and CLMUL bounds, floors it cannot reach.
+
 Bounds are per plaintext byte, so they include the PKCS#7 padding block
 (1025 blocks for 16 KiB). The latency (chain) bounds hold for one operation:
 consecutive operations are independent, so out-of-order execution overlaps
@@ -29,36 +62,51 @@ after it, and on a shared VM the clock dependent chains see wanders by about
 while harness errors (e.g. averaging thread times) are factors.
 """
 import math
+import re
 
 from .gbench import ResultsError, shown
 
 ROUNDS = {"128": 10, "192": 12, "256": 14}
-BLOCKS_PER_REGISTER = {"xmm": 1, "ymm": 2, "zmm": 4}
+BLOCKS_PER_REGISTER = {"xmm": 1, "ymm": 2, "zmm": 4}  # also CLMUL products per instruction
+GHASH_CLMULS_PER_BLOCK = 3  # the model above (benchmarks/aes_limits.h's kGhashClmulsPerBlock)
 TOLERANCE = 0.10
 LIMIT_RANGE = (0.01, 1000.0)  # what a latency or throughput in aes_limits may be
+COUNTER_MODES = ("ctr", "gcm")
 
 
-def parse_limits(text):
+def parse_limits(text, key="aes_limits"):
     """'xmm:3/2,ymm:3/2,zmm:3/1' -> {'xmm': (3.0, 2.0), ...}."""
+    if text is not None and not isinstance(text, str):
+        raise ResultsError(f"context field '{key}' is {shown(text, 40)}, not a string")
     limits = {}
     for item in filter(None, (text or "").split(",")):
         try:
             width, values = item.split(":")
             latency, throughput = (float(v) for v in values.split("/"))
         except ValueError:
-            raise ResultsError(f"aes_limits context '{shown(text)}' is malformed at "
+            raise ResultsError(f"{key} context '{shown(text)}' is malformed at "
                                f"'{shown(item)}'") from None
-        # Cycles and instructions per cycle of real AES units (3-7, 1-4):
-        # outside (a NaN too) every bound below would be nan or inf.
+        # Cycles and instructions per cycle of real AES and CLMUL units
+        # (3-7, 0.5-4): outside (a NaN too) every bound below would be nan or inf.
         low, high = LIMIT_RANGE
         if width not in BLOCKS_PER_REGISTER or not (low <= latency <= high and low <= throughput <= high):
-            raise ResultsError(f"aes_limits context '{shown(text)}': bad entry '{shown(item)}' (a width "
+            raise ResultsError(f"{key} context '{shown(text)}': bad entry '{shown(item)}' (a width "
                                f"xmm, ymm or zmm, latency and throughput from {low:g} to {high:g})")
         limits[width] = (latency, throughput)
-    if "xmm" not in limits:
+    if key == "aes_limits" and "xmm" not in limits:
         raise ResultsError("the run has no aes_limits context (xmm): it predates them; every "
                            "run of a current cryptobench records them")
     return limits
+
+
+def whole_param(b, key, default):
+    """A count from the benchmark's name that the reader does not check
+    (aad), as an int."""
+    text = b.params.get(key, default)
+    if not re.fullmatch(r"[0-9]{1,12}", text):
+        raise ResultsError(f"benchmark '{shown(b.name)}': {key} '{shown(text, 20)}' is not a "
+                           "whole number from 0 to 10^12")
+    return int(text)
 
 
 WIDTH_OF_BITS = {128: "xmm", 256: "ymm", 512: "zmm"}
@@ -83,16 +131,49 @@ def backend_facts(context, backend, mode):
 
 def rows(run):
     limits = parse_limits(run.context.get("aes_limits"))
+    clmul = parse_limits(run.context.get("clmul_limits"), "clmul_limits")
 
     def parallel(rounds, width):
         latency, throughput = limits[width]
         return rounds / (throughput * BLOCKS_PER_REGISTER[width]) / 16.0
+
+    def ghash_block(width):
+        """Cycles per hashed 16-byte block at `width` (the model above)."""
+        return GHASH_CLMULS_PER_BLOCK / (clmul[width][1] * BLOCKS_PER_REGISTER[width])
+
+    def clmul_width(width):
+        """The widest measured CLMUL width no wider than `width`."""
+        usable = [w for w in clmul if BLOCKS_PER_REGISTER[w] <= BLOCKS_PER_REGISTER[width]]
+        return max(usable, key=BLOCKS_PER_REGISTER.get) if usable else None
 
     def lanes_bound(rounds, messages, width):
         """(cycles per byte, whether latency binds) for `messages` chains in lanes."""
         latency, throughput = limits[width]
         per_round = math.ceil(messages / BLOCKS_PER_REGISTER[width]) / throughput
         return rounds * max(latency, per_round) / (16.0 * messages), latency >= per_round
+
+    def counter_mode(b, mode, rounds, size, width, op):
+        """(kind, bound, absolute, aad) per plaintext byte for a CTR or GCM cell."""
+        blocks = -(-size // 16)
+        widest_aes = min(parallel(rounds, w) for w in limits) * 16
+        aes_blocks = blocks + (1 if mode == "gcm" else 0)  # GCM: the tag's block
+        aes = parallel(rounds, width) * 16 * aes_blocks / size
+        absolute = widest_aes * aes_blocks / size
+        kind, bound, aad = f"AES throughput, {width}", aes, None
+        if mode == "gcm":
+            aad = whole_param(b, "aad", "0")
+            hashed = -(-aad // 16) + blocks + 1
+            cw = clmul_width(width)
+            if cw is None:
+                kind += " (no clmul_limits: GHASH not bounded)"
+            else:
+                ghash = ghash_block(cw) * hashed / size
+                absolute = max(absolute, min(ghash_block(w) for w in clmul) * hashed / size)
+                if ghash > aes:
+                    kind, bound = f"GHASH, {cw}: {GHASH_CLMULS_PER_BLOCK} CLMULs a block", ghash
+        if op == "roundtrip":  # seal then open
+            bound, absolute = 2 * bound, 2 * absolute
+        return kind, bound, absolute, aad
 
     out = []
     for b in run.benchmarks.values():
@@ -107,40 +188,45 @@ def rows(run):
             size = int(p["size"])
         except (KeyError, ValueError):
             continue
-        if op not in ("encrypt", "decrypt", "encrypt-batch") or size <= 0:
+        ops = ("encrypt", "decrypt", "roundtrip") if mode in COUNTER_MODES \
+            else ("encrypt", "decrypt", "encrypt-batch")
+        if op not in ops or size <= 0:
             continue
-        padding = (size // 16 + 1) * 16 / size  # ciphertext blocks per plaintext byte
         width, backend_lanes, aes_instructions = backend_facts(run.context, p["backend"], mode)
         if width not in limits:
             width = "xmm"
-        serial = rounds * limits["xmm"][0] / 16.0
-        widest = min(parallel(rounds, w) for w in limits)
         messages = int(p.get("messages", "1"))
-        # The hard floor for any figure: the widest AES throughput. The chain
-        # bounds below hold for one operation; consecutive operations are
-        # independent, so out-of-order execution may overlap short ones.
-        absolute = widest
-        if mode == "cbc" and op == "encrypt":
-            kind, bound = "serial chain: AESENC latency", serial
-        elif op == "encrypt-batch" and mode == "cbc":
-            lanes = min(messages, backend_lanes)
-            if lanes == 0:
-                kind, bound = "serial chain (no multi-buffer)", serial
-            else:
-                bound, latency_bound = lanes_bound(rounds, lanes, width)
-                kind = (f"{lanes} lanes, {width}: " +
-                        ("AESENC latency" if latency_bound else "AES throughput"))
+        aad = None
+        if mode in COUNTER_MODES:
+            kind, bound, absolute, aad = counter_mode(b, mode, rounds, size, width, op)
         else:
-            kind = f"AES throughput, {width}"
-            bound = parallel(rounds, width)
+            padding = (size // 16 + 1) * 16 / size  # ciphertext blocks per plaintext byte
+            serial = rounds * limits["xmm"][0] / 16.0
+            # The hard floor for any figure: the widest AES throughput. The chain
+            # bounds below hold for one operation; consecutive operations are
+            # independent, so out-of-order execution may overlap short ones.
+            absolute = min(parallel(rounds, w) for w in limits)
+            if mode == "cbc" and op == "encrypt":
+                kind, bound = "serial chain: AESENC latency", serial
+            elif op == "encrypt-batch" and mode == "cbc":
+                lanes = min(messages, backend_lanes)
+                if lanes == 0:
+                    kind, bound = "serial chain (no multi-buffer)", serial
+                else:
+                    bound, latency_bound = lanes_bound(rounds, lanes, width)
+                    kind = (f"{lanes} lanes, {width}: " +
+                            ("AESENC latency" if latency_bound else "AES throughput"))
+            else:
+                kind = f"AES throughput, {width}"
+                bound = parallel(rounds, width)
+            bound *= padding
+            absolute *= padding
         if not aes_instructions:
             kind += " (no AES instructions: the AES-NI bound is a floor only)"
-        bound *= padding
-        absolute *= padding
         if measured < bound and "latency" in kind:
             kind += " (beaten: short operations overlap)"
         out.append({
-            "backend": p["backend"], "cipher": p["cipher"], "op": op, "size": size,
+            "backend": p["backend"], "cipher": p["cipher"], "op": op, "size": size, "aad": aad,
             "messages": messages, "measured": measured,
             "samples": len(b.samples["cycles_per_byte"]), "kind": kind, "bound": bound,
             "share": bound / measured, "absolute": absolute,
@@ -153,17 +239,24 @@ def rows(run):
 
 
 def render(table, context, markdown):
-    header = ["backend", "cipher", "op", "size", "msgs", "measured c/B", "n", "bound c/B",
-              "% of bound", "limited by", "absolute bound c/B", "verdict"]
+    # The AAD column only where there is GCM: block-mode tables stay as they were.
+    with_aad = any(r.get("aad") is not None for r in table)
+    header = ["backend", "cipher", "op", "size"] + (["aad"] if with_aad else []) + [
+        "msgs", "measured c/B", "n", "bound c/B", "% of bound", "limited by",
+        "absolute bound c/B", "verdict"]
     lines = []
     for r in table:
-        lines.append([r["backend"], r["cipher"], r["op"], str(r["size"]), str(r["messages"]),
-                      f"{r['measured']:.3f}", str(r["samples"]), f"{r['bound']:.3f}",
-                      f"{100 * r['share']:.0f}%", r["kind"], f"{r['absolute']:.3f}",
+        aad = ["-" if r.get("aad") is None else str(r["aad"])] if with_aad else []
+        lines.append([r["backend"], r["cipher"], r["op"], str(r["size"])] + aad + [
+                      str(r["messages"]), f"{r['measured']:.3f}", str(r["samples"]),
+                      f"{r['bound']:.3f}", f"{100 * r['share']:.0f}%", r["kind"],
+                      f"{r['absolute']:.3f}",
                       "ABOVE THE BOUND: the harness mis-measures" if r["above"] else "ok"])
-    intro = (f"AES limits of this run: {context.get('aes_limits')} (latency cycles / instructions "
-             f"per cycle per width); clock at start {context.get('core_clock_ghz', '?')} GHz; "
-             "cycles per plaintext byte, medians.")
+    clmul = (f"; CLMUL limits: {context.get('clmul_limits') or 'none'}"
+             if any(r["cipher"].endswith("-gcm") for r in table) else "")
+    intro = (f"AES limits of this run: {context.get('aes_limits')}{clmul} (latency cycles / "
+             f"instructions per cycle per width); clock at start "
+             f"{context.get('core_clock_ghz', '?')} GHz; cycles per plaintext byte, medians.")
     if markdown:
         out = [intro, "", "| " + " | ".join(header) + " |",
                "|" + "|".join("---" for _ in header) + "|"]
