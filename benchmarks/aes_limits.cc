@@ -14,7 +14,21 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kLoops = 200'000;
+// One burst: 3,200 (latency) or 19,200 (throughput) instructions, 3-15 us.
+// Short enough that most bursts run undisturbed even on a loaded machine,
+// long enough that reading the clock costs under 1%.
+constexpr int kLoops = 200;
+constexpr int kBursts = 500;
+
+// 16 dependent 64-bit IMULs per loop: the clock, 3 cycles each (core_clock.cc
+// says why IMUL), timed in bursts beside the streams.
+void imul_chain() {
+  std::uint64_t x = 1;
+  const std::uint64_t factor = 3;
+  for (int i = 0; i < kLoops; ++i) {
+    __asm__ volatile(".rept 16\n\timul %1, %0\n\t.endr" : "+r"(x) : "r"(factor));
+  }
+}
 
 // 16 dependent AESENCs per loop: latency.
 void xmm_latency() {
@@ -199,19 +213,27 @@ AesLimits measure_aes_limits() {
   const CpuFeatures& cpu = hardware_cpu_features();
   if (!cpu.aesni && !cpu.pclmulqdq) return limits;
   limits.core_hz = measure_core_hz();
-  // Cycles from the clock sampled right before each stream, not the one at
-  // the start: the clock wanders. The median of 7: a low clock sample or an
-  // interrupted stream errs either way, and the minimum would keep the former.
-  const auto cycles_per = [&](void (*body)(), double instructions) {
-    double cycles[7];
-    for (double& c : cycles) {
-      const double hz = mean_core_hz(2);
+  // Cycles per instruction: the fastest of kBursts bursts of the stream
+  // against the fastest of as many IMUL-chain bursts interleaved with them.
+  // A burst that another process, an interrupt or the hypervisor delays is
+  // only slower, so the minima are the undisturbed runs, at the same clock
+  // (the two alternate). Long samples, or a median, cannot do that on a
+  // shared machine: seen here with 5 compilers on 2 cores, 200,000-loop
+  // streams against 1-ms clock samples gave 3 to 11 cycles for AESENC's 4
+  // (a Zen 4 EPYC) from run to run, bursts 3.97 to 4.01.
+  const auto cycles_per = [](void (*body)(), double instructions) {
+    const auto seconds = [](void (*f)()) {
       const auto start = Clock::now();
-      body();
-      c = std::chrono::duration<double>(Clock::now() - start).count() * hz;
+      f();
+      return std::chrono::duration<double>(Clock::now() - start).count();
+    };
+    double body_best = 1e9, clock_best = 1e9;
+    for (int i = 0; i < kBursts; ++i) {
+      clock_best = std::min(clock_best, seconds(imul_chain));
+      body_best = std::min(body_best, seconds(body));
     }
-    std::nth_element(cycles, cycles + 3, cycles + 7);
-    return cycles[3] / instructions;
+    const double hz = 3.0 * 16 * kLoops / clock_best;
+    return body_best * hz / instructions;
   };
   const auto width = [&](const char* name, int lanes, void (*latency)(), void (*throughput)()) {
     return AesWidth{name, lanes, cycles_per(latency, 16.0 * kLoops),

@@ -12,7 +12,8 @@
 // cryptobench-results bounds turns both into per-cell bounds
 // (tools/results/cryptobench_results/bounds.py states the GHASH model).
 // The instruction streams are inline assembly so the compiler cannot reorder,
-// fuse or spill them; cycles come from the IMUL-chain clock (core_clock.h).
+// fuse or spill them; cycles come from an IMUL chain (as in core_clock.h),
+// both timed in short bursts whose fastest are the undisturbed ones.
 #pragma once
 
 #include <string>

@@ -67,7 +67,8 @@ void add_run_context(const std::string& suite, double core_hz, const AesLimits& 
   add("aes_limits_method",
       "per register width, nominal AESENC latency (cycles) / throughput (instructions per "
       "cycle), measured at the start of the run with inline-assembly streams (16 dependent, "
-      "96 independent) against the IMUL-chain clock and rounded to the architectural value; "
+      "96 independent), the fastest of 500 short bursts against the fastest of as many "
+      "IMUL-chain bursts between them, and rounded to the architectural value; "
       "cryptobench-results bounds turns them into per-mode bounds");
   add("clmul_limits", limits.clmul_context());
   add("clmul_limits_method",
