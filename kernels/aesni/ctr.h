@@ -13,6 +13,12 @@
 //   words, so a step whose blocks would carry out of the low word (once per
 //   2^64 blocks, and at the wrap of 2^128) writes its counter blocks one by
 //   one from the scalar words instead.
+//   On a Zen 4 class CPU this runs AES-128 at about 77% of the VAESENC ymm
+//   bound at 16 KiB, against ECB's 93%: the add, the swap and round key 0's
+//   XOR seem to take issue slots of the two AES pipes. Counter blocks written
+//   by integer stores and loaded as vectors were slower still (about 55%): a
+//   vector load spanning several smaller stores cannot take their data
+//   forwarded and waits for them, even written one step ahead.
 // - The end of the message (less than a step) runs as one group of as many
 //   registers as it needs; whole registers are XORed in place, the rest of
 //   the keystream goes through a buffer, so nothing past `in` + bytes is
