@@ -5,9 +5,12 @@
 // in place, the counter across 2^32, 2^64 and 2^128, and that a failed open
 // releases nothing.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -109,6 +112,91 @@ TEST_P(CounterModesTest, CtrBadInput) {
   // A failed re-key leaves it unkeyed, never on the old key.
   EXPECT_EQ(c->set_key(ByteVector(5)), Error::kKeyLength);
   EXPECT_EQ(c->crypt(counter, in, out).error, Error::kKeyNotSet);
+}
+
+// GuardedBytes: `size` bytes that end where an inaccessible page begins, so
+// a read or write past the end faults; the bytes before them are filled with
+// kFill, to check that nothing before the start is written.
+class GuardedBytes {
+ public:
+  static constexpr std::uint8_t kFill = 0xaa;
+  explicit GuardedBytes(std::size_t size) : page_(static_cast<std::size_t>(sysconf(_SC_PAGESIZE))) {
+    void* p = mmap(nullptr, 2 * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT_NE(p, MAP_FAILED);
+    base_ = static_cast<std::uint8_t*>(p);
+    EXPECT_EQ(mprotect(base_ + page_, page_, PROT_NONE), 0);
+    resize(size);
+  }
+  ~GuardedBytes() { munmap(base_, 2 * page_); }
+  GuardedBytes(const GuardedBytes&) = delete;
+  GuardedBytes& operator=(const GuardedBytes&) = delete;
+
+  // resize: `size` (at most a page minus 64) bytes ending at the guard page;
+  // the page before them refilled.
+  void resize(std::size_t size) {
+    std::memset(base_, kFill, page_);
+    size_ = size;
+  }
+  std::uint8_t* data() const { return base_ + page_ - size_; }
+  std::size_t size() const { return size_; }
+  MutableBytes bytes() const { return {data(), size_}; }
+  // untouched_before: the 64 bytes before data() still hold kFill.
+  bool untouched_before() const {
+    return std::all_of(data() - 64, data(), [](std::uint8_t b) { return b == kFill; });
+  }
+
+ private:
+  std::size_t page_;
+  std::uint8_t* base_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// Every length from 1 to 600 bytes (so every pointer alignment, and the end
+// of a message at every block and register position) from counters k = 0..40
+// blocks below a carry out of the low 32 bits, out of the low 64 bits, and
+// the wrap of 2^128, with input and output ending at an inaccessible page; in
+// place too. A message from a counter is a prefix of a longer one from the
+// same counter, so one openssl CTR reference of 600 bytes serves each counter.
+TEST_P(CounterModesTest, CtrAcrossCarriesAtEveryLength) {
+  CRYPTOBENCH_REQUIRE_MODE(Mode::kCtr);
+  constexpr std::size_t kMaxSize = 600;
+  std::mt19937_64 rng(2);
+  auto c = ctr();
+  const std::unique_ptr<AesCtr> reference = open_backend("openssl")->make_ctr();
+  ASSERT_NE(reference, nullptr);
+  GuardedBytes in(kMaxSize), out(kMaxSize);
+  int checked = 0;
+  for (const std::size_t key_size : {16u, 32u}) {
+    const ByteVector key = random_bytes(rng, key_size), message = random_bytes(rng, kMaxSize);
+    ASSERT_EQ(c->set_key(key), Error::kNone);
+    ASSERT_EQ(reference->set_key(key), Error::kNone);
+    for (const std::size_t low_bytes : {4u, 8u, 16u}) {
+      for (std::uint8_t below = 0; below <= 40; ++below) {
+        ByteVector counter = random_bytes(rng, 16);
+        std::fill(counter.end() - static_cast<long>(low_bytes), counter.end(), 0xff);
+        counter[15] = static_cast<std::uint8_t>(0xff - below);
+        ByteVector expected(kMaxSize);
+        ASSERT_TRUE(reference->crypt(counter, message, expected).ok());
+        for (std::size_t size = 1; size <= kMaxSize; ++size) {
+          in.resize(size);
+          out.resize(size);
+          std::copy_n(message.begin(), size, in.data());
+          const Result r = c->crypt(counter, in.bytes(), out.bytes());
+          ASSERT_TRUE(r.ok()) << describe(r.error);
+          ASSERT_TRUE(std::equal(out.data(), out.data() + size, expected.begin()))
+              << "key " << key_size << " size " << size << " low bytes " << low_bytes
+              << " blocks below the carry " << int{below};
+          ASSERT_TRUE(out.untouched_before()) << "size " << size;
+          ASSERT_TRUE(c->crypt(counter, out.bytes(), out.bytes()).ok());  // in place
+          ASSERT_TRUE(std::equal(out.data(), out.data() + size, message.begin()))
+              << "in place: key " << key_size << " size " << size << " low bytes " << low_bytes
+              << " blocks below the carry " << int{below};
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 2 * 3 * 41 * 600);
 }
 
 struct GcmCase {

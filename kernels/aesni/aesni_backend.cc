@@ -22,7 +22,7 @@ const BackendEntry& aesni_backend_entry() {
       []() -> std::unique_ptr<AesBackend> {
         return std::make_unique<HandWrittenBackend>(
             "aesni",
-            "AES-NI 128-bit: 8 blocks interleaved (ECB, CBC decrypt), serial CBC encrypt, "
+            "AES-NI 128-bit: 8 blocks interleaved (ECB, CBC decrypt, CTR), serial CBC encrypt, "
             "8-lane multi-buffer CBC encrypt",
             aesni::xmm_kernels(), 128, 8);
       },

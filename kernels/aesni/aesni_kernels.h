@@ -55,6 +55,10 @@ struct BlockKernels {
   // interleaved so their latency chains overlap.
   void (*expand_keys)(const std::uint8_t* const* keys, std::size_t key_size,
                       KeySchedule* const* out, std::size_t n);
+  // ctr_crypt: CTR over `bytes` >= 1 (any length), the keystream from the
+  // 16-byte big-endian counter block `counter`, incremented modulo 2^128.
+  void (*ctr_crypt)(const KeySchedule&, const std::uint8_t* counter, const std::uint8_t* in,
+                    std::uint8_t* out, std::size_t bytes);
 };
 
 // xmm_kernels: AES-NI on 128-bit registers (needs AES-NI and SSE4.1).

@@ -12,6 +12,7 @@ BackendInfo HandWrittenBackend::info() const {
   info.register_bits = register_bits_;
   info.batch_lanes = batch_lanes_;
   info.codec_source = CodecSource::kProject;
+  info.modes.push_back(Mode::kCtr);
   return info;
 }
 

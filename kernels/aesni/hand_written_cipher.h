@@ -53,6 +53,8 @@ class HandWrittenBackend final : public AesBackend {
   std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
     return std::make_unique<HandWrittenCipher>(mode, kernels_);
   }
+  // make_ctr: the table's CTR kernel (hand_written_ctr.cc).
+  std::unique_ptr<AesCtr> make_ctr() const override;
   const TextCodec& codec() const override { return project_codec(); }
 
  private:

@@ -1,6 +1,6 @@
 // wide_kernels.h: the BlockKernels table of a register width T, the modes
 // (modes.h), multi-buffer lanes (lanes.h) and batched key schedule
-// (key_schedule.h) written once over T. Included by the three kernel files,
+// (key_schedule.h) and CTR (ctr.h) written once over T. Included by the three kernel files,
 // each compiled with the instruction set of its width: 128-bit AES-NI
 // (aesni_kernels.cc), 256-bit and 512-bit VAES (kernels/vaes/).
 #pragma once
@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "kernels/aesni/aesni_kernels.h"
+#include "kernels/aesni/ctr.h"
 #include "kernels/aesni/key_schedule.h"
 #include "kernels/aesni/lanes.h"
 #include "kernels/aesni/modes.h"
@@ -122,6 +123,15 @@ struct WideKernels {
     T::leave();
   }
 
+  static void ctr_crypt(const KeySchedule& ks, const std::uint8_t* counter, const std::uint8_t* in,
+                        std::uint8_t* out, std::size_t bytes) {
+    if (narrow((bytes + 15) / 16)) return narrow_table().ctr_crypt(ks, counter, in, out, bytes);
+#define CALL(R) ctr<T, R>(ks, counter, in, out, bytes)
+    CRYPTOBENCH_DISPATCH_ROUNDS(ks.rounds, CALL)
+#undef CALL
+    T::leave();
+  }
+
   // Four registers of keys: enough independent chains to hide the latency
   // of AESENCLAST and the XORs.
   static void expand_many(const std::uint8_t* const* keys, std::size_t key_size,
@@ -132,7 +142,7 @@ struct WideKernels {
 
   static constexpr BlockKernels table() {
     return {ecb_encrypt,   ecb_decrypt,       cbc_encrypt, cbc_decrypt,
-            decrypt_pkcs7, cbc_encrypt_lanes, expand_many};
+            decrypt_pkcs7, cbc_encrypt_lanes, expand_many, ctr_crypt};
   }
 };
 

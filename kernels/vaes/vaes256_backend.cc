@@ -27,8 +27,8 @@ const BackendEntry& vaes256_backend_entry() {
       []() -> std::unique_ptr<AesBackend> {
         return std::make_unique<HandWrittenBackend>(
             "vaes256",
-            "VAES 256-bit: 16 blocks (8 ymm) interleaved (ECB, CBC decrypt), serial CBC encrypt "
-            "on AES-NI, 16-lane multi-buffer CBC encrypt",
+            "VAES 256-bit: 16 blocks (8 ymm) interleaved (ECB, CBC decrypt, CTR), serial CBC "
+            "encrypt on AES-NI, 16-lane multi-buffer CBC encrypt",
             vaes::ymm_kernels(), 256, 16);
       },
       "cryptobench"};

@@ -28,8 +28,8 @@ const BackendEntry& vaes512_backend_entry() {
       []() -> std::unique_ptr<AesBackend> {
         return std::make_unique<HandWrittenBackend>(
             "vaes512",
-            "VAES 512-bit: 32 blocks (8 zmm) interleaved (ECB, CBC decrypt), serial CBC encrypt "
-            "on AES-NI, 16-lane multi-buffer CBC encrypt",
+            "VAES 512-bit: 32 blocks (8 zmm) interleaved (ECB, CBC decrypt, CTR), serial CBC "
+            "encrypt on AES-NI, 16-lane multi-buffer CBC encrypt",
             vaes::zmm_kernels(), 512, 16);
       },
       "cryptobench"};
