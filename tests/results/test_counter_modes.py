@@ -203,7 +203,7 @@ class CounterModeExportTest(unittest.TestCase):
 
 
 class SeedGcmScenarioTest(unittest.TestCase):
-    def test_seed000_gcm_ranks_by_ops_per_ms_and_reads_as_the_seed(self):
+    def test_seed000_gcm_ranks_by_ops_per_ms_reads_as_the_seed_and_has_its_sweep(self):
         doc = synthetic_run()
         seed = []
         for backend, ops in (("openssl", 900.0), ("gcrypt", 700.0)):
@@ -222,6 +222,13 @@ class SeedGcmScenarioTest(unittest.TestCase):
             with open(path, "w") as f:
                 json.dump(doc, f)
             a = answer.answer(gbench.load_run(path))
+            out = os.path.join(d, "report.html")
+            r = run_cli("report", path, "--out", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out, encoding="utf-8") as f:
+                html = f.read().replace('"', "'")
+        self.assertTrue("data-chart='thread-sweep-gcm-pool-on'" in html)
+        self.assertTrue("Seed 000 roundtrip in AES-128-GCM: ops/ms against threads" in html)
         texts = [answer.sentence_text(s, {}, a.floor) for s in a.sentences
                  if s.fixed[0] == "seed000-gcm"]
         self.assertEqual(len(texts), 1)

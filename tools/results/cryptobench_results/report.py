@@ -278,24 +278,34 @@ def section_size_time(m):
     return "".join(out)
 
 
+# The seed-000 sweeps: (scenario, chart id part, title, what the operation is).
+SEED000_SWEEPS = [
+    ("seed000", "", "Seed 000 roundtrip", "AES-128-CBC"),
+    ("seed000-gcm", "gcm-", "Seed 000 roundtrip in AES-128-GCM",
+     "AES-128-GCM (fresh nonce per operation, no AAD, Base64 of ciphertext and tag)"),
+]
+
+
 def section_thread_sweep(m):
     parts = []
-    for pool in ("off", "on"):
-        bs = matching(m.run, "seed000", pool=pool)
-        if not bs:
-            continue
-        by_backend = OrderedDict()
-        for b in bs:
-            point = (b.threads, *summary(b.samples["ops_per_ms"]))
-            by_backend.setdefault(b.params["backend"], []).append(point)
-        series = [svg.Series(m.styles[backend], points) for backend, points in m.by_order(by_backend)]
-        chart_id = f"{m.prefix}thread-sweep-pool-{pool}"
-        chart = svg.line_chart(chart_id, f"Seed 000 roundtrip: ops/ms against threads (pool {pool})",
-                               series, "threads", "ops/ms")
-        parts.append(figure(chart_id, chart,
-                            "AES-128-CBC, 100-character message + counter, Base64, new key schedule "
-                            "per operation; all threads together; whiskers: min-max of repetitions; "
-                            + HAND_WRITTEN_NOTE + "."))
+    for scenario, id_part, title, cipher in SEED000_SWEEPS:
+        for pool in ("off", "on"):
+            bs = matching(m.run, scenario, pool=pool)
+            if not bs:
+                continue
+            by_backend = OrderedDict()
+            for b in bs:
+                point = (b.threads, *summary(b.samples["ops_per_ms"]))
+                by_backend.setdefault(b.params["backend"], []).append(point)
+            series = [svg.Series(m.styles[backend], points)
+                      for backend, points in m.by_order(by_backend)]
+            chart_id = f"{m.prefix}thread-sweep-{id_part}pool-{pool}"
+            chart = svg.line_chart(chart_id, f"{title}: ops/ms against threads (pool {pool})",
+                                   series, "threads", "ops/ms")
+            parts.append(figure(chart_id, chart,
+                                f"{cipher}, 100-character message + counter, Base64, new key "
+                                "schedule per operation; all threads together; whiskers: min-max "
+                                "of repetitions; " + HAND_WRITTEN_NOTE + "."))
     if not parts:
         return absent("Seed 000 thread sweep", "Not in this run (suite seed000, quick or decision).")
     return "<h3>Seed 000 thread sweep</h3>" + charts(parts)
