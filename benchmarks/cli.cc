@@ -132,8 +132,9 @@ Options parse_options(int argc, char** argv) {
       }
       o.cpuprofile = value;
     } else if (take_value(argc, argv, i, "--inject-fault", &value)) {
-      if (value != "verify") usage_error("--inject-fault takes 'verify'");
-      o.inject_verify_fault = true;
+      if (value != "verify" && value != "tag")
+        usage_error("--inject-fault takes 'verify' or 'tag'");
+      (value == "verify" ? o.inject_verify_fault : o.inject_tag_fault) = true;
     } else {
       o.benchmark_args.push_back(arg);  // Google Benchmark's, checked by it
     }

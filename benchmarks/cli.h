@@ -22,6 +22,7 @@ struct Options {
   bool list_backends = false;
   bool list_suites = false;
   bool inject_verify_fault = false;  // --inject-fault=verify: for the tests of verification
+  bool inject_tag_fault = false;     // --inject-fault=tag: for the tests of GCM's tag check
   std::string cpuprofile;
   std::vector<std::string> benchmark_args;  // Google Benchmark's, argv[0] first
 };

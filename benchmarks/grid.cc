@@ -46,6 +46,7 @@ std::string Cell::name() const {
   n += "/cipher:" + cipher_name(mode, key_bytes);
   n += "/op:" + std::string(op_name(op));
   n += "/size:" + std::to_string(size);
+  if (mode == Mode::kGcm) n += "/aad:" + std::to_string(aad);
   if (batch()) n += "/messages:" + std::to_string(messages);
   n += "/codec:" + std::string(encoding_name(codec));
   n += pool ? "/pool:on" : "/pool:off";

@@ -2,7 +2,9 @@
 //
 // Names are '/'-separated key:value paths, the same scheme in every suite:
 //   <scenario>/backend:B/cipher:aes-128-cbc/op:encrypt/size:N/codec:C/pool:P/key:K
-// (batch ops add /messages:M after the size).
+// (batch ops add /messages:M after the size; GCM cells add /aad:A, the bytes
+// of additional authenticated data, right after the size; CTR cells have no
+// aad parameter).
 // Google Benchmark appends "/real_time/threads:T". Tools split on '/' and ':';
 // --benchmark_filter slices them with regular expressions.
 #pragma once
@@ -17,16 +19,14 @@
 namespace cryptobench::bench {
 
 // op: encrypt = plaintext -> ciphertext -> text; decrypt = text -> ciphertext
-// -> plaintext (padding checked); roundtrip = the seed-000 operation: encrypt,
-// encode, decode, decrypt and compare with the plaintext; encrypt-log =
-// encrypt, then format and write a log line with the Base64 ciphertext (seed
-// 004's slow version); set-key = the key setup alone (derivation, if any, and
-// both key schedules); encrypt-batch = `messages` messages of `size` bytes,
-// each with its own IV, in one AesCipher::encrypt_batch call (the
-// multi-buffer API); roundtrip-batch = roundtrip of `messages` messages whose
-// encryption is one encrypt_batch call. Batch ops count every message as an
-// operation in ops_per_ms, items and bytes, and per message in the
-// allocation counters; their time per iteration is per batch.
+// -> plaintext (padding checked; GCM: the tag checked, a mismatch an error); roundtrip = the
+// seed-000 operation: encrypt, encode, decode, decrypt and compare with the plaintext; encrypt-log
+// = encrypt, then format and write a log line with the Base64 ciphertext (seed 004's slow version);
+// set-key = the key setup alone (derivation, if any, and both key schedules); encrypt-batch =
+// `messages` messages of `size` bytes, each with its own IV, in one AesCipher::encrypt_batch call
+// (the multi-buffer API); roundtrip-batch = roundtrip of `messages` messages whose encryption is
+// one encrypt_batch call. Batch ops count every message as an operation in ops_per_ms, items and
+// bytes, and per message in the allocation counters; their time per iteration is per batch.
 enum class Op {
   kEncrypt,
   kDecrypt,
@@ -53,6 +53,7 @@ struct Cell {
   std::size_t key_bytes = 16;
   Op op = Op::kEncrypt;
   std::size_t size = 0;  // plaintext bytes (seed000: the fixed 100-character prefix)
+  std::size_t aad = 0;   // GCM only: additional authenticated data bytes
   Encoding codec = Encoding::kNone;
   bool pool = false;
   KeyHandling key = KeyHandling::kCached;

@@ -55,12 +55,12 @@ void list_backends() {
       "PKCS#7 padding is applied by cryptobench's AesCipher base class for every backend.\n");
 }
 
-// offered_cells: the suite's cells whose mode the backend offers (a mode it
-// lacks has no cells; --list-backends says why).
+// offered_cells: the suite's cells whose mode and key size the backend offers
+// (one it lacks has no cells; --list-backends says why).
 std::vector<Cell> offered_cells(const Suite& suite, const BackendSet& backends, int cores) {
   std::vector<Cell> cells = suite.cells(backends.names(), cores);
-  std::erase_if(cells,
-                [&](const Cell& c) { return !backends.find(c.backend)->info.offers(c.mode); });
+  std::erase_if(
+      cells, [&](const Cell& c) { return !backends.find(c.backend)->offers(c.mode, c.key_bytes); });
   return cells;
 }
 
@@ -178,7 +178,7 @@ int run(int argc, char** argv) {
   // grid costs time linear in its size.
   std::vector<CellSetup> setups;
   for (const BackendSet::Member& m : backends->members()) {
-    setups.push_back({m.backend, m.reference, cores, o.inject_verify_fault});
+    setups.push_back({&m, cores, o.inject_verify_fault, o.inject_tag_fault});
   }
   for (const std::size_t index : selected) {
     const Cell& cell = cells[index];

@@ -38,12 +38,32 @@ Cell seed000_roundtrip(const std::string& backend, bool pool, int threads) {
           .payload = Payload::kSeed000Message};
 }
 
+// seed000_gcm_roundtrip: the same operation with AES-128-GCM, which a
+// rewrite of the seed would use (an authenticated mode, no padding): the
+// same message, key and Base64 (of the ciphertext and its tag), a fresh
+// nonce per operation, no additional authenticated data.
+Cell seed000_gcm_roundtrip(const std::string& backend, bool pool, int threads) {
+  Cell cell = seed000_roundtrip(backend, pool, threads);
+  cell.scenario = "seed000-gcm";
+  cell.mode = Mode::kGcm;
+  return cell;
+}
+
+// The CTR and GCM sizes: odd ones beside the powers of two (63 and 4095: a
+// partial last block; 1420: a TLS record that fits a 1500-byte MTU).
+constexpr std::size_t kCounterModeSizes[] = {16, 63, 64, 256, 1024, 1420, 4095, 4096, 16384, 65536};
+// kTlsAad: the additional authenticated data of a TLS 1.3 record (its
+// 5-byte header) plus the 8-byte sequence number TLS 1.2 adds: 13 bytes,
+// the AAD of a TLS 1.2 AES-GCM record and the size the seeds' peers use.
+constexpr std::size_t kTlsAad = 13;
+
 std::vector<Cell> seed000(const std::vector<std::string>& backends, int cores) {
   std::vector<Cell> cells;
   for (const std::string& backend : backends) {
     for (const bool pool : kPools) {
       for (int threads = 1; threads <= 2 * cores; ++threads) {
         cells.push_back(seed000_roundtrip(backend, pool, threads));
+        cells.push_back(seed000_gcm_roundtrip(backend, pool, threads));
       }
     }
   }
@@ -85,8 +105,10 @@ std::vector<Cell> quick(const std::vector<std::string>& backends, int cores) {
 // (parallel) over a size ladder of 16 B to 16 KiB, from which the tools fit
 // each backend's cost per call and per byte; the same at 16 KiB with 2
 // threads and with AES-256; Base64 and hex, pool off and a new key schedule
-// per operation at the sizes where they matter; and the seed-000 roundtrip
-// at 1 and 2 threads, pool on and off.
+// per operation at the sizes where they matter; the seed-000 roundtrip at 1
+// and 2 threads, pool on and off, in CBC and in GCM (seed000-gcm); and the
+// AES-GCM cells below (ten more benchmarks per backend, where a run of 14
+// backends had 25: the run grows by about 40%, to about two minutes).
 std::vector<Cell> decision(const std::vector<std::string>& backends, int /*cores*/) {
   std::vector<Cell> cells;
   for (const std::string& backend : backends) {
@@ -104,8 +126,97 @@ std::vector<Cell> decision(const std::vector<std::string>& backends, int /*cores
       cells.push_back({.backend = backend, .size = size, .pool = false});
     }
     cells.push_back({.backend = backend, .size = 64, .pool = true, .key = KeyHandling::kPerOp});
+    // Which library for AES-GCM: a short record with a TLS header as AAD
+    // (per-call and GHASH set-up costs), a full-MTU record, and bulk 16 KiB
+    // (the AES and GHASH code itself), with AES-256 beside it; CTR at 16 KiB
+    // separates the cost of GHASH from the cipher's; and opening (decrypt and
+    // verify the tag) at the record size, where a library's open path may
+    // differ from its seal path.
+    const Cell gcm = {.backend = backend, .mode = Mode::kGcm, .pool = true};
+    for (const auto& [size, aad] :
+         {std::pair<std::size_t, std::size_t>{64, kTlsAad}, {1420, kTlsAad}, {16384, 0}}) {
+      Cell cell = gcm;
+      cell.size = size;
+      cell.aad = aad;
+      cells.push_back(cell);
+    }
+    cells.push_back(
+        {.backend = backend, .mode = Mode::kGcm, .key_bytes = 32, .size = 16384, .pool = true});
+    cells.push_back({.backend = backend, .mode = Mode::kCtr, .size = 16384, .pool = true});
+    cells.push_back({.backend = backend,
+                     .mode = Mode::kGcm,
+                     .op = Op::kDecrypt,
+                     .size = 1420,
+                     .aad = kTlsAad,
+                     .pool = true});
     for (const bool pool : kPools) {
-      for (const int threads : {1, 2}) cells.push_back(seed000_roundtrip(backend, pool, threads));
+      for (const int threads : {1, 2}) {
+        cells.push_back(seed000_roundtrip(backend, pool, threads));
+        cells.push_back(seed000_gcm_roundtrip(backend, pool, threads));
+      }
+    }
+  }
+  return cells;
+}
+
+// modes: every backend's AES-128 and AES-256 CTR and GCM, encryption and
+// decryption (GCM: open, the tag checked) over the size ladder up to 1 MiB,
+// GCM without and with a TLS record's 13 bytes of AAD at the sizes records
+// have; 2 threads at 16 KiB; and, at the record size, pool off, a new key
+// schedule per operation, Base64 and hex, for encryption, decryption and
+// the roundtrip. Backends
+// lacking a mode or key size (libsodium: AES-256-GCM only) have fewer cells.
+std::vector<Cell> modes(const std::vector<std::string>& backends, int /*cores*/) {
+  std::vector<Cell> cells;
+  for (const std::string& backend : backends) {
+    for (const Mode mode : {Mode::kCtr, Mode::kGcm}) {
+      const bool gcm = mode == Mode::kGcm;
+      for (const std::size_t key_bytes : {16, 32}) {
+        const Cell base = {.scenario = "modes",
+                           .backend = backend,
+                           .mode = mode,
+                           .key_bytes = key_bytes,
+                           .pool = true};
+        for (const Op op : {Op::kEncrypt, Op::kDecrypt}) {
+          std::vector<std::size_t> sizes(std::begin(kCounterModeSizes),
+                                         std::end(kCounterModeSizes));
+          sizes.push_back(kMiB);
+          for (const std::size_t size : sizes) {
+            Cell cell = base;
+            cell.op = op;
+            cell.size = size;
+            cells.push_back(cell);
+            if (gcm && (size == 64 || size == 1420 || size == 16384)) {
+              cell.aad = kTlsAad;
+              cells.push_back(cell);
+            }
+          }
+          Cell threads = base;
+          threads.op = op;
+          threads.size = 16384;
+          threads.threads = 2;
+          cells.push_back(threads);
+        }
+        Cell record = base;
+        record.size = 1420;
+        record.aad = gcm ? kTlsAad : 0;
+        for (const Op op : kDataOps) {
+          record.op = op;
+          Cell cell = record;
+          cell.pool = false;
+          cells.push_back(cell);
+          cell.key = KeyHandling::kPerOp;
+          cells.push_back(cell);
+          cell = record;
+          cell.key = KeyHandling::kPerOp;
+          cells.push_back(cell);
+          for (const Encoding codec : {Encoding::kBase64, Encoding::kHex}) {
+            cell = record;
+            cell.codec = codec;
+            cells.push_back(cell);
+          }
+        }
+      }
     }
   }
   return cells;
@@ -200,7 +311,8 @@ std::vector<Cell> seed004(const std::vector<std::string>& backends, int /*cores*
 // libraries: the library comparison at a glance: every backend's AES-128-CBC
 // encryption (a chain) and decryption (parallel) of a short message (64 B:
 // per-call cost dominates) and a long one (16 KiB: the AES code does), and
-// the seed-000 roundtrip; one thread, pooled buffers, cached key.
+// the seed-000 roundtrip, in CBC and GCM; one thread, pooled buffers, cached
+// key.
 std::vector<Cell> libraries(const std::vector<std::string>& backends, int /*cores*/) {
   std::vector<Cell> cells;
   for (const std::string& backend : backends) {
@@ -211,6 +323,7 @@ std::vector<Cell> libraries(const std::vector<std::string>& backends, int /*core
       }
     }
     cells.push_back(seed000_roundtrip(backend, true, 1));
+    cells.push_back(seed000_gcm_roundtrip(backend, true, 1));
   }
   return cells;
 }
@@ -330,6 +443,40 @@ std::vector<Cell> full(const std::vector<std::string>& backends, int cores) {
         }
       }
     }
+    // CTR and GCM: the same axes over their sizes (key handling cached or
+    // per op), GCM with and without a TLS record's AAD.
+    for (const Mode mode : {Mode::kCtr, Mode::kGcm}) {
+      std::vector<std::size_t> aads = {0};
+      if (mode == Mode::kGcm) aads.push_back(kTlsAad);
+      std::vector<std::size_t> sizes(std::begin(kCounterModeSizes), std::end(kCounterModeSizes));
+      sizes.push_back(kMiB);
+      for (const std::size_t key_bytes : {16, 24, 32}) {
+        for (const Op op : kDataOps) {
+          for (const std::size_t size : sizes) {
+            for (const std::size_t aad : aads) {
+              for (const Encoding codec : kCodecs) {
+                for (const bool pool : kPools) {
+                  for (const KeyHandling key : {KeyHandling::kCached, KeyHandling::kPerOp}) {
+                    for (const int threads : threads_list) {
+                      cells.push_back({.backend = backend,
+                                       .mode = mode,
+                                       .key_bytes = key_bytes,
+                                       .op = op,
+                                       .size = size,
+                                       .aad = aad,
+                                       .codec = codec,
+                                       .pool = pool,
+                                       .key = key,
+                                       .threads = threads});
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
   }
   return cells;
 }
@@ -340,16 +487,18 @@ const std::vector<Suite>& suites() {
   static const std::vector<Suite> list = {
       {"decision",
        "default: the cells that separate libraries (AES-128-CBC encrypt/decrypt 16 B..16 KiB, "
-       "2 threads, AES-256, Base64/hex, pool off, per-op key, the seed-000 roundtrip), 10 "
-       "interleaved repetitions",
+       "2 threads, AES-256, Base64/hex, pool off, per-op key, the seed-000 roundtrip in CBC and "
+       "GCM; AES-GCM encrypt 64 B+13 B AAD, 1420 B+13, 16 KiB, AES-256-GCM, AES-128-CTR 16 KiB, "
+       "GCM decrypt 1420 B+13), 10 interleaved repetitions",
        0.015, 10, decision},
       {"quick",
        "every backend x op x codec x pool, AES-128-CBC, cached key, 16 B..1 MiB, 1 and 2 "
-       "threads, plus the seed000 thread sweep",
+       "threads, plus the seed000 thread sweep (CBC and GCM)",
        0.05, 1, quick},
       {"seed000",
        "seed 000: AES-128-CBC roundtrip of the 100-character message + counter, Base64, new key "
-       "schedule per op, threads 1..2 x cores; read ops_per_ms",
+       "schedule per op, threads 1..2 x cores, and the same in AES-128-GCM (seed000-gcm); read "
+       "ops_per_ms",
        0.5, 1, seed000},
       {"seed002",
        "seed 002: AES-256-CBC encrypt + verified decrypt of 1 MiB of fresh random data; read "
@@ -378,8 +527,15 @@ const std::vector<Suite>& suites() {
        0.2, 1, bounds},
       {"libraries",
        "every backend side by side: AES-128-CBC encrypt and decrypt of 64 B and 16 KiB and the "
-       "seed-000 roundtrip, 1 thread, pool on (bounds.txt sets them against the hardware)",
+       "seed-000 roundtrip (CBC and GCM), 1 thread, pool on (bounds.txt sets them against the "
+       "hardware)",
        0.3, 1, libraries},
+      {"modes",
+       "AES-128/256 CTR and GCM, every backend: encrypt and decrypt (GCM: open, tag checked) of "
+       "16 B..1 MiB with odd sizes (63, 1420, 4095), GCM without and with 13 B of AAD at 64 B, "
+       "1420 B and 16 KiB, 2 threads at 16 KiB, and pool off, per-op key, Base64/hex for "
+       "encrypt, decrypt and roundtrip at 1420 B",
+       0.05, 1, modes},
       {"full", "the whole grid (tens of thousands of benchmarks: filter it)", 0.1, 1, full},
   };
   return list;

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <random>
 #include <set>
+#include <stdexcept>
 
 #include "benchmarks/alloc_counter.h"
 #include "benchmarks/core_clock.h"
@@ -171,7 +172,15 @@ void run_cell(benchmark::State& state, const Cell& cell, const CellSetup& shared
   }
   std::unique_ptr<Workload> workload;
   try {
-    workload = make_workload(cell, *shared.backend, *shared.reference, std::random_device{}());
+    const AesBackend* reference = shared.member->reference_for(cell.mode, cell.key_bytes);
+    if (reference == nullptr) {
+      throw std::runtime_error("no other backend offers " + cipher_name(cell.mode, cell.key_bytes) +
+                               " to verify the outputs against");
+    }
+    workload = make_workload(cell, *shared.member->backend, *reference, std::random_device{}());
+    if (shared.inject_tag_fault && !workload->corrupt_input_tag()) {
+      throw std::runtime_error("--inject-fault=tag: the cell opens no prepared GCM message");
+    }
   } catch (const std::exception& e) {
     fail_benchmark(state, cell, e.what());
     for (auto _ : state) {  // skipped: the loop ends at once (keeps threads in step)

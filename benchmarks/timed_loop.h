@@ -10,14 +10,16 @@
 
 #include "benchmarks/grid.h"
 #include "kernels/backend.h"
+#include "kernels/registry.h"
 
 namespace cryptobench::bench {
 
 struct CellSetup {
-  const AesBackend* backend;
-  const AesBackend* reference;  // whose results the cell's output must equal
+  // member: the backend, and whose results each cell's output must equal.
+  const BackendSet::Member* member;
   int cores;
   bool inject_verify_fault;
+  bool inject_tag_fault;  // GCM decrypt: open a message whose tag is wrong
 };
 
 // run_cell: the benchmark function of every cell.

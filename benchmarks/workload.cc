@@ -9,6 +9,7 @@ namespace cryptobench::bench {
 std::unique_ptr<Workload> make_workload(const Cell& cell, const AesBackend& backend,
                                         const AesBackend& reference, std::uint64_t seed) {
   Rng rng(seed);
+  if (!is_block_mode(cell.mode)) return make_counter_mode_workload(cell, backend, reference, rng);
   switch (cell.op) {
     case Op::kEncrypt:
     case Op::kDecrypt:

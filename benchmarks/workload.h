@@ -5,6 +5,7 @@
 //   message_workload.cc    encrypt, decrypt, roundtrip, encrypt-log
 //   batch_workload.cc      encrypt-batch, roundtrip-batch
 //   key_setup_workload.cc  set-key
+//   counter_mode_workload.cc  CTR and GCM: encrypt, decrypt, roundtrip
 // Each one's run(i) is its timed operation, written out top to bottom.
 //
 // Pool semantics (the `pool` axis):
@@ -49,6 +50,10 @@ class Workload {
   // corrupt_last_output: changes one byte of the final output (tests of
   // verification only).
   virtual void corrupt_last_output() = 0;
+  // corrupt_input_tag: changes the tag of the prepared message a GCM decrypt
+  // opens, so every open must fail (tests of tag checking only); false when
+  // the cell opens no prepared GCM message.
+  virtual bool corrupt_input_tag() { return false; }
 
  protected:
   Workload() = default;

@@ -70,7 +70,11 @@ std::size_t Inputs::max_plaintext() const {
 
 OutputBuffers::OutputBuffers(const Cell& cell, std::size_t max_plaintext) : pool_(cell.pool) {
   if (cell.op == Op::kSetKey) return;
-  const std::size_t ciphertext = pkcs7_padded_size(max_plaintext);
+  // CTR and GCM do not pad; GCM's tag follows its ciphertext.
+  const std::size_t ciphertext =
+      is_block_mode(cell.mode)
+          ? pkcs7_padded_size(max_plaintext)
+          : max_plaintext + (cell.mode == Mode::kGcm ? kGcmTagBytes : std::size_t{0});
   const std::size_t text = encoded_size(cell.codec, ciphertext);
   const bool encrypts = cell.op != Op::kDecrypt;
   const bool decrypts =

@@ -21,6 +21,9 @@ namespace cryptobench::bench {
 
 using Rng = std::mt19937_64;
 
+// kGcmTagBytes: the GCM cells' tag, the full 16 bytes TLS and QUIC send.
+constexpr std::size_t kGcmTagBytes = 16;
+
 inline Bytes as_bytes(std::string_view s) {
   return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
 }
@@ -243,11 +246,13 @@ class Verifier {
   const Bytes key_;
 };
 
-// The three families; `rng` has drawn nothing yet.
+// The four families; `rng` has drawn nothing yet.
 std::unique_ptr<Workload> make_message_workload(const Cell& cell, const AesBackend& backend,
                                                 const AesBackend& reference, Rng& rng);
 std::unique_ptr<Workload> make_batch_workload(const Cell& cell, const AesBackend& backend,
                                               const AesBackend& reference, Rng& rng);
+std::unique_ptr<Workload> make_counter_mode_workload(const Cell& cell, const AesBackend& backend,
+                                                     const AesBackend& reference, Rng& rng);
 std::unique_ptr<Workload> make_key_setup_workload(const Cell& cell, const AesBackend& backend,
                                                   const AesBackend& reference, Rng& rng);
 

@@ -76,8 +76,8 @@ std::string reference_backend_name(std::string_view name) {
   const std::string_view library = self != nullptr ? self->library : "";
   std::vector<Mode> modes;
   if (self != nullptr && usable(*self)) modes = self->open()->info().modes;
-  // The benchmarks check block-mode outputs against the reference; CTR and
-  // GCM outputs are checked against the known answers of the vectors.
+  // This reference checks block-mode outputs; CTR and GCM outputs get one
+  // per key size (counter_mode_reference_name).
   std::erase_if(modes, [](Mode m) { return !is_block_mode(m); });
   const auto covers = [&](const BackendEntry& entry) {
     const BackendInfo info = entry.open()->info();
@@ -90,6 +90,78 @@ std::string reference_backend_name(std::string_view name) {
     if (other.empty()) other = entry->name;
   }
   return other.empty() ? std::string(name) : other;
+}
+
+bool offers_key(const AesBackend& backend, Mode mode, std::size_t key_bytes) {
+  if (key_bytes != 16 && key_bytes != 24 && key_bytes != 32) return false;
+  if (!backend.info().offers(mode)) return false;
+  if (mode == Mode::kCtr) return backend.make_ctr() != nullptr;
+  if (mode == Mode::kGcm) {
+    const std::unique_ptr<AesGcm> gcm = backend.make_gcm();
+    if (gcm == nullptr) return false;
+    const GcmLimits limits = gcm->limits();
+    return limits.allows_key(key_bytes) && limits.allows_nonce(12) && limits.allows_tag(16);
+  }
+  return true;
+}
+
+namespace {
+
+// CounterOffer: a usable backend and the (counter mode, key size) pairs it
+// offers, found once: each question opens every backend.
+struct CounterOffer {
+  const BackendEntry* entry;
+  std::vector<std::pair<Mode, std::size_t>> offered;
+};
+
+const std::vector<CounterOffer>& counter_offers() {
+  static const std::vector<CounterOffer> offers = [] {
+    std::vector<CounterOffer> list;
+    for (const BackendEntry* entry : entries()) {
+      if (!usable(*entry)) continue;
+      const std::unique_ptr<AesBackend> backend = entry->open();
+      CounterOffer offer{entry, {}};
+      for (const Mode mode : {Mode::kCtr, Mode::kGcm}) {
+        for (const std::size_t key_bytes : {16, 24, 32}) {
+          if (offers_key(*backend, mode, key_bytes)) offer.offered.emplace_back(mode, key_bytes);
+        }
+      }
+      list.push_back(std::move(offer));
+    }
+    return list;
+  }();
+  return offers;
+}
+
+}  // namespace
+
+std::string counter_mode_reference_name(std::string_view name, Mode mode, std::size_t key_bytes) {
+  const BackendEntry* self = find_backend(name);
+  const std::string_view library = self != nullptr ? self->library : "";
+  std::string same_library;
+  for (const CounterOffer& offer : counter_offers()) {
+    if (offer.entry == self) continue;
+    const auto wanted = std::make_pair(mode, key_bytes);
+    if (std::find(offer.offered.begin(), offer.offered.end(), wanted) == offer.offered.end())
+      continue;
+    if (std::string_view(offer.entry->library) != library) return offer.entry->name;
+    if (same_library.empty()) same_library = offer.entry->name;
+  }
+  return same_library;
+}
+
+bool BackendSet::Member::offers(Mode mode, std::size_t key_bytes) const {
+  if (is_block_mode(mode)) return info.offers(mode);
+  return std::any_of(counter_references.begin(), counter_references.end(),
+                     [&](const auto& r) { return r.mode == mode && r.key_bytes == key_bytes; });
+}
+
+const AesBackend* BackendSet::Member::reference_for(Mode mode, std::size_t key_bytes) const {
+  if (is_block_mode(mode)) return reference;
+  for (const CounterReference& r : counter_references) {
+    if (r.mode == mode && r.key_bytes == key_bytes) return r.backend;
+  }
+  return nullptr;
 }
 
 namespace {
@@ -155,7 +227,18 @@ BackendSet::BackendSet(const std::vector<std::string>& requested) {
     if (find(name) != nullptr) throw BackendError("backend '" + name + "' is named twice");
     const AesBackend* backend = open_once(name);
     const std::string reference = reference_backend_name(name);
-    members_.push_back({name, backend, open_once(reference), reference, backend->info()});
+    Member member{name, backend, open_once(reference), reference, backend->info(), {}};
+    for (const Mode mode : member.info.modes) {
+      if (is_block_mode(mode)) continue;
+      for (const std::size_t key_bytes : {16, 24, 32}) {
+        if (!offers_key(*backend, mode, key_bytes)) continue;
+        const std::string counter_reference = counter_mode_reference_name(name, mode, key_bytes);
+        member.counter_references.push_back(
+            {mode, key_bytes, counter_reference,
+             counter_reference.empty() ? nullptr : open_once(counter_reference)});
+      }
+    }
+    members_.push_back(std::move(member));
   }
 }
 
@@ -197,6 +280,12 @@ std::vector<std::pair<std::string, std::string>> BackendSet::context() const {
                          : m.reference_name +
                                " (no second usable backend: checked only against its own "
                                "one-shot results)");
+    // CTR and GCM, per key size: e.g. backend.sodium.verified_against.aes-256-gcm.
+    for (const CounterReference& r : m.counter_references) {
+      out.emplace_back(key + "verified_against.aes-" + std::to_string(r.key_bytes * 8) + "-" +
+                           std::string(mode_name(r.mode)),
+                       r.backend != nullptr ? r.name : "none (no other backend offers it)");
+    }
   }
   return out;
 }

@@ -46,6 +46,18 @@ std::string compiled_backend_names();
 // `name` itself.
 std::string reference_backend_name(std::string_view name);
 
+// offers_key: the backend offers `mode` with `key_bytes`-byte keys as the
+// benchmarks run it: block modes, any AES key; CTR, any AES key; GCM, a key
+// size, a 12-byte nonce and a 16-byte tag its GcmLimits allow.
+bool offers_key(const AesBackend& backend, Mode mode, std::size_t key_bytes);
+
+// counter_mode_reference_name: the backend `name`'s CTR or GCM outputs with
+// `key_bytes`-byte keys are verified against: the first usable backend in
+// registry order of another library that offers it (offers_key); failing
+// that any other backend that does; "" when no other backend does (never
+// `name` itself: a backend cannot vouch for its own counter-mode outputs).
+std::string counter_mode_reference_name(std::string_view name, Mode mode, std::size_t key_bytes);
+
 // fallback_kdf_backend_name: whose KDF serves the backends without one: the
 // first usable backend in registry order whose library has its own; "" when
 // none has.
@@ -61,12 +73,27 @@ std::string mode_names(const std::vector<Mode>& modes);
 // is verified against (opened too) and its facts.
 class BackendSet {
  public:
+  // CounterReference: whom one (counter mode, key size) the backend offers
+  // is verified against; backend nullptr when no other backend offers it.
+  struct CounterReference {
+    Mode mode;
+    std::size_t key_bytes;
+    std::string name;
+    const AesBackend* backend;
+  };
   struct Member {
     std::string name;
     const AesBackend* backend;
-    const AesBackend* reference;
+    const AesBackend* reference;  // block modes
     std::string reference_name;
     BackendInfo info;
+    std::vector<CounterReference> counter_references;  // each CTR/GCM key size offered
+
+    // offers: `mode` with `key_bytes`-byte keys, as offers_key() says.
+    bool offers(Mode mode, std::size_t key_bytes) const;
+    // reference_for: whom that mode and key size is verified against;
+    // nullptr when nobody else offers it.
+    const AesBackend* reference_for(Mode mode, std::size_t key_bytes) const;
   };
 
   // names empty: every usable backend. Throws BackendError for an unknown or

@@ -3,8 +3,10 @@
 
 Every benchmark the binary lists for the slice must be in the JSON exactly
 once, without error, with every figure positive and every counter present;
-the context must carry what a reader needs; with pool on, the hand-written
-backend must report zero allocations per operation.
+the context must carry what a reader needs; every benchmark must be in a
+mode its backend offers (CTR and GCM: at a key size it offers, verified
+against another backend); with pool on, the hand-written backend must report
+zero allocations per operation.
 
 usage: benchmark_smoke.py BINARY SUITE FILTER
 """
@@ -38,7 +40,7 @@ def expected_aesni_allocations(name):
     codec = params["codec"] != "none"
     count = encrypts + (encrypts and codec) + (decrypts and codec) + decrypts
     count += params["key"] == "per-op"
-    count += name.startswith("seed000/")
+    count += name.startswith(("seed000/", "seed000-gcm/"))
     return count
 
 
@@ -103,6 +105,17 @@ def main():
         backend = b["name"].split("/backend:")[1].split("/")[0]
         if not context.get(f"backend.{backend}.code_path"):
             fail(f"context lacks backend.{backend}.code_path")
+        cipher = b["name"].split("/cipher:")[1].split("/")[0]
+        mode = cipher.rsplit("-", 1)[1]
+        if mode not in context.get(f"backend.{backend}.modes", "").split(","):
+            fail(f"{b['name']}: {backend} does not offer {mode}")
+        if ("/aad:" in b["name"]) != (mode == "gcm"):
+            fail(f"{b['name']}: GCM names, and only they, have an aad parameter")
+        if mode in ("ctr", "gcm"):
+            reference = context.get(f"backend.{backend}.verified_against.{cipher}", "")
+            if not reference or reference == backend or reference.startswith("none"):
+                fail(f"{b['name']}: {backend} offers no {cipher} verified against another "
+                     f"backend (verified_against: {reference!r})")
     missing = [n for n in listed if n not in seen]
     if missing:
         fail(f"{len(missing)} listed benchmarks missing from the JSON, e.g. {missing[0]}")

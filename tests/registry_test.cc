@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "kernels/cpu_features.h"
@@ -52,6 +53,40 @@ TEST(Registry, ReferenceIsAnotherLibraryWithTheSameModes) {
     if (other_library_exists) {
       EXPECT_NE(std::string(find_backend(ref)->library), find_backend(name)->library) << name;
     }
+  }
+}
+
+// CTR and GCM are verified per key size against another backend that offers
+// that mode and key size (another library when there is one), never the
+// backend itself; a mode or key size a backend lacks is not offered.
+TEST(Registry, CounterModeReferenceOffersTheModeAndKeySize) {
+  for (const std::string& name : usable_backend_names()) {
+    const std::unique_ptr<AesBackend> backend = open_backend(name);
+    for (const Mode mode : {Mode::kCtr, Mode::kGcm}) {
+      for (const std::size_t key_bytes : {16, 24, 32}) {
+        if (!offers_key(*backend, mode, key_bytes)) {
+          if (backend->info().offers(mode) && mode == Mode::kGcm) {
+            EXPECT_FALSE(backend->make_gcm()->limits().allows_key(key_bytes)) << name;
+          }
+          continue;
+        }
+        const std::string ref = counter_mode_reference_name(name, mode, key_bytes);
+        ASSERT_FALSE(ref.empty()) << name << " " << mode_name(mode) << " " << key_bytes;
+        EXPECT_NE(ref, name);
+        EXPECT_TRUE(offers_key(*open_backend(ref), mode, key_bytes)) << name << " vs " << ref;
+        EXPECT_NE(std::string(find_backend(ref)->library), find_backend(name)->library) << name;
+      }
+    }
+  }
+  if (find_backend("sodium") != nullptr && unusable_reason(*find_backend("sodium")).empty()) {
+    const std::unique_ptr<AesBackend> sodium = open_backend("sodium");
+    EXPECT_FALSE(offers_key(*sodium, Mode::kGcm, 16));  // AES-256-GCM only
+    EXPECT_TRUE(offers_key(*sodium, Mode::kGcm, 32));
+    EXPECT_FALSE(offers_key(*sodium, Mode::kCtr, 32));
+    const BackendSet set({"sodium"});
+    EXPECT_FALSE(set.members()[0].offers(Mode::kGcm, 16));
+    EXPECT_EQ(set.members()[0].reference_for(Mode::kGcm, 16), nullptr);
+    EXPECT_NE(set.members()[0].reference_for(Mode::kGcm, 32), nullptr);
   }
 }
 

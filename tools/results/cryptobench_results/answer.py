@@ -4,7 +4,8 @@ never as a recommendation; the cost model's crossovers; and a verdict for a
 message-size mix.
 
 A workload class is a run's benchmarks that differ only in backend and in
-size within a size class. A backend's score in a class is the geometric mean
+size within a size class (GCM's AAD length is part of the workload: 64 B +
+13 B of AAD is another class than 64 B alone). A backend's score in a class is the geometric mean
 over the class's sizes of the median of its scenario's figure
 (scenarios.py). Libraries are ranked by score; the margin of the winner over
 the runner-up comes with a 95% bootstrap interval (each repetition sample
@@ -31,6 +32,29 @@ OPS = {"encrypt": "encryption", "decrypt": "decryption", "roundtrip": "roundtrip
 KEYS = {"cached": "", "per-op": ", new key schedule per op", "hmac-sha256": ", HMAC-derived key per op"}
 CODECS = {"none": "no codec", "base64": "Base64", "hex": "hex"}
 CONSOLE_LINES = 40
+SEED000 = {"seed000": "Seed-000 roundtrip (AES-128-CBC, Base64, new key per op)",
+           "seed000-gcm": "Seed-000 roundtrip in AES-128-GCM (Base64, new key per op)"}
+
+
+def aad_text(aad):
+    """A GCM cell's additional authenticated data: 'no AAD', '13 B AAD'; ''
+    for modes without (no aad parameter)."""
+    if not aad:
+        return ""
+    return "no AAD" if aad == "0" else f"{aad} B AAD"
+
+
+def operation_text(cipher, op, aad=""):
+    """'AES-128-GCM encryption with 13 B AAD', 'AES-128-CBC decryption': an
+    operation over a size ladder, as the fits and the charts name it."""
+    what = f"{cipher.upper()} {OPS.get(op, op)}"
+    if aad == "0":
+        return f"{what}, no AAD"
+    return f"{what} with {aad_text(aad)}" if aad else what
+
+
+def _aad_rank(aad):
+    return int(aad) if aad else -1
 
 
 def size_class(size):
@@ -64,7 +88,7 @@ def label(context, backend):
 
 @dataclass
 class ClassResult:
-    fixed: tuple                 # (scenario, op, cipher, key, messages): never merged
+    fixed: tuple                 # (scenario, op, cipher, key, messages, aad): never merged
     dims: dict                   # size_class, threads, codec, pool
     sizes: list
     scenario: scenarios.Scenario
@@ -103,7 +127,7 @@ def classify(run, floor, alpha=0.05):
         p = b.params
         size = int(p.get("size", "0"))
         fixed = (b.scenario, p.get("op", ""), p.get("cipher", ""), p.get("key", ""),
-                 p.get("messages", ""))
+                 p.get("messages", ""), p.get("aad", ""))
         dims = {"size_class": size_class(size), "threads": b.threads, "codec": p.get("codec", ""),
                 "pool": p.get("pool", "")}
         key = fixed + tuple(dims.values())
@@ -178,16 +202,16 @@ def merge(results):
 def fixed_order(fixed):
     """Sort key: grid operations first (encrypt, decrypt, ...), by cipher and
     key handling, then the seeds' scenarios."""
-    scenario, op, cipher, key, messages = fixed
+    scenario, op, cipher, key, messages, aad = fixed
     op_rank = list(OPS).index(op) if op in OPS else len(OPS)
     key_rank = list(KEYS).index(key) if key in KEYS else len(KEYS)
-    return (scenario != "grid", scenario, op_rank, cipher, key_rank, key, messages)
+    return (scenario != "grid", scenario, op_rank, cipher, key_rank, key, messages, _aad_rank(aad))
 
 
 def _what(fixed):
-    scenario, op, cipher, key, messages = fixed
-    if scenario == "seed000":
-        what = "Seed-000 roundtrip (AES-128-CBC, Base64, new key per op)"
+    scenario, op, cipher, key, messages, _ = fixed
+    if scenario in SEED000:
+        what = SEED000[scenario]
         return what if op == "roundtrip" else f"{what}, {OPS.get(op, op)} of {messages}"
     what = f"{cipher.upper()} {OPS.get(op, op)}"
     if scenario not in ("grid", "libraries", "bounds"):
@@ -202,14 +226,22 @@ def _describe_dims(sentence):
     members = sentence.members
     sizes = sorted({s for m in members for s in m.sizes})
     parts = []
-    if sizes and not (len(sizes) == 1 and sentence.fixed[0] == "seed000"):
+    seed = sentence.fixed[0] in SEED000
+    if sizes and not (len(sizes) == 1 and seed):
         parts.append(size_text(sizes[0]) if len(sizes) == 1
                      else f"{size_text(sizes[0])} - {size_text(sizes[-1])}")
+    aad = sentence.fixed[5]
+    if aad and not seed:
+        # 'AES-128-GCM encryption, 64 B + 13 B AAD': the AAD beside the message size.
+        if aad != "0" and parts:
+            parts[-1] += f" + {aad_text(aad)}"
+        else:
+            parts.append(aad_text(aad))
     threads = sorted({m.dims["threads"] for m in members})
     parts.append(f"{threads[0]} thread{'s' if threads[0] > 1 else ''}" if len(threads) == 1
                  else f"{threads[0]}-{threads[-1]} threads")
     codecs = {m.dims["codec"] for m in members}
-    if codecs not in ({"none"}, {""}) and sentence.fixed[0] != "seed000":
+    if codecs not in ({"none"}, {""}) and not seed:
         if codecs == {"none", "base64"}:
             parts.append("with or without Base64")
         elif codecs >= {"none", "base64", "hex"}:
@@ -332,9 +364,9 @@ class MixVerdict:
 def mix_verdicts(run, fit_list, mix, floor, alpha=0.05):
     groups = OrderedDict()
     for f in fit_list:
-        groups.setdefault((f.op, f.cipher), []).append(f)
+        groups.setdefault((f.op, f.cipher, f.aad), []).append(f)
     out = []
-    for (op, cipher), group in groups.items():
+    for (op, cipher, aad), group in groups.items():
         libs = [f for f in group if not is_hand_written(run.context, f.backend)]
         hand = [f for f in group if is_hand_written(run.context, f.backend)]
         scores, _ = costmodel.mix_scores(libs, mix)
@@ -350,7 +382,7 @@ def mix_verdicts(run, fit_list, mix, floor, alpha=0.05):
                 verdict = "noise"
             else:
                 verdict = "decided"
-        out.append(MixVerdict(f"{cipher.upper()} {OPS.get(op, op)}", scores,
+        out.append(MixVerdict(operation_text(cipher, op, aad), scores,
                               hand_scores[0] if hand_scores else None, ratio, verdict))
     return out
 
@@ -377,13 +409,13 @@ def mix_text(v, context, floor):
 
 
 def crossover_lines(run, fit_list):
-    """Per (op, cipher): which library is cheapest along the ladder, and where that changes."""
+    """Per (op, cipher, aad): which library is cheapest along the ladder, and where that changes."""
     groups = OrderedDict()
     for f in fit_list:
         if not is_hand_written(run.context, f.backend):
-            groups.setdefault((f.op, f.cipher), []).append(f)
+            groups.setdefault((f.op, f.cipher, f.aad), []).append(f)
     lines = []
-    for (op, cipher), group in groups.items():
+    for (op, cipher, aad), group in groups.items():
         low, high = min(group[0].sizes), max(group[0].sizes)
         segments = costmodel.envelope(group, low, high)
         if len(segments) == 1:
@@ -392,7 +424,7 @@ def crossover_lines(run, fit_list):
             pieces = [f"{segments[0][0]} below ~{segments[0][2]:,.0f} B"]
             pieces += [f"{b} from ~{lo:,.0f} B" for b, lo, _ in segments[1:]]
             text = ", ".join(pieces)
-        lines.append(f"  {cipher.upper()} {OPS.get(op, op)}: {text}")
+        lines.append(f"  {operation_text(cipher, op, aad)}: {text}")
     return lines
 
 
@@ -403,9 +435,9 @@ def reference_crossovers(run, fit_list, reference="openssl", only_cheapest=False
     groups = OrderedDict()
     for f in fit_list:
         if not is_hand_written(run.context, f.backend):
-            groups.setdefault((f.op, f.cipher), []).append(f)
+            groups.setdefault((f.op, f.cipher, f.aad), []).append(f)
     lines = []
-    for (op, cipher), group in groups.items():
+    for (op, cipher, aad), group in groups.items():
         ref = next((f for f in group if f.backend == reference), None)
         if ref is None:
             continue
@@ -423,7 +455,7 @@ def reference_crossovers(run, fit_list, reference="openssl", only_cheapest=False
             else:
                 why = (f"above ~{x:,.0f} B {reference}'s per-byte cost ({ref.cycles_per_byte:.2f} "
                        f"against {g.cycles_per_byte:.2f} c/B) makes it slower than {g.backend}")
-            lines.append(f"  {cipher.upper()} {OPS.get(op, op)}: {why}")
+            lines.append(f"  {operation_text(cipher, op, aad)}: {why}")
     return lines
 
 
@@ -506,6 +538,11 @@ def render_console(a):
     return lines
 
 
+def fit_cipher_text(fit):
+    """A fit's cipher, with its AAD for GCM: 'aes-128-gcm, 13 B AAD'."""
+    return f"{fit.cipher}, {aad_text(fit.aad)}" if fit.aad else fit.cipher
+
+
 def _md_row(cells):
     return "| " + " | ".join(str(c) for c in cells) + " |"
 
@@ -527,7 +564,10 @@ def render_markdown(a):
         hand = "; ".join(f"{b} {v:,.4g}" for b, v in r.hand_written) or "-"
         margin = "-" if math.isnan(r.margin) else (
             f"{r.margin:.3f}x" + ("" if math.isnan(r.low) else f" [{r.low:.3f}, {r.high:.3f}]"))
-        out.append(_md_row([_what(r.fixed), ", ".join(size_text(s) for s in r.sizes),
+        sizes = ", ".join(size_text(s) for s in r.sizes)
+        if r.fixed[5]:
+            sizes += f" ({aad_text(r.fixed[5])})"
+        out.append(_md_row([_what(r.fixed), sizes,
                             r.dims["threads"], r.dims["codec"], r.dims["pool"],
                             f"{ranking} ({unit})", margin,
                             "-" if math.isnan(r.p) else f"{r.p:.3g}", r.verdict, hand]))
@@ -540,7 +580,7 @@ def render_markdown(a):
                 _md_row(["backend", "op", "cipher", "a (ns/call)", "b (cycles/byte)", "R²",
                          "sizes", "points"]), _md_row(["---"] * 8)]
         for f in a.fits:
-            out.append(_md_row([f.backend, f.op, f.cipher,
+            out.append(_md_row([f.backend, f.op, fit_cipher_text(f),
                                 f"{f.a_ns:,.1f} ± {f.a_half:,.1f}",
                                 f"{f.cycles_per_byte:.3f} ± {f.b_half * f.ghz:.3f}",
                                 f"{f.r2:.4f}", f"{min(f.sizes)}-{max(f.sizes)}", f.points]))

@@ -1,4 +1,5 @@
-"""The cost model: per backend and operation, time per call = a + b x bytes,
+"""The cost model: per backend and operation (GCM: and AAD length), time per
+call = a + b x bytes,
 fitted over the run's size ladder (1 thread, no codec, pooled buffers,
 cached key). a is the fixed cost of a call (ns): the library's dispatch,
 context handling, padding and the last blocks' latency; b the cost per byte,
@@ -53,6 +54,7 @@ class Fit:
     r2: float
     sizes: list
     points: int
+    aad: str = ""        # GCM: the AAD bytes of every point ("" for other modes)
 
     @property
     def cycles_per_byte(self):
@@ -72,7 +74,8 @@ def _ladder_key(b):
             or p.get("key") != "cached" or p.get("op") not in ("encrypt", "decrypt")
             or "messages" in p or "size" not in p):
         return None
-    return (p["backend"], p["op"], p["cipher"])
+    # GCM's AAD is part of the workload: 64 B + 13 B is not 64 B + 0 on the same line.
+    return (p["backend"], p["op"], p["cipher"], p.get("aad", ""))
 
 
 def fit_line(sizes, times):
@@ -96,14 +99,15 @@ def fit_line(sizes, times):
 
 
 def fits(run):
-    """Fit per (backend, op, cipher) with 3 or more sizes, in run order."""
+    """Fit per (backend, op, cipher, aad) with 3 or more sizes, in run order; a
+    mode or AAD length measured at fewer sizes has no fit."""
     groups = OrderedDict()
     for b in run.benchmarks.values():
         key = _ladder_key(b)
         if key is not None:
             groups.setdefault(key, []).append(b)
     out = []
-    for (backend, op, cipher), bs in groups.items():
+    for (backend, op, cipher, aad), bs in groups.items():
         sizes = sorted({int(b.params["size"]) for b in bs})
         if len(sizes) < 3:
             continue
@@ -117,9 +121,14 @@ def fits(run):
         t = float(sps.t.ppf(0.975, max(len(ys) - 2, 1)))
         clock = stats.median(ghz) if ghz else context_ghz(run)
         out.append(Fit(backend, op, cipher, a, t * math.sqrt(cov[0, 0]), slope,
-                       t * math.sqrt(cov[1, 1]), cov, clock, r2, sizes, len(ys)))
+                       t * math.sqrt(cov[1, 1]), cov, clock, r2, sizes, len(ys), aad))
     # Interleaved runs report benchmarks in no fixed order: sort.
-    return sorted(out, key=lambda f: (f.cipher, f.op != "encrypt", f.op, f.backend))
+    return sorted(out, key=lambda f: (f.cipher, f.op != "encrypt", f.op, _aad_rank(f.aad),
+                                      f.backend))
+
+
+def _aad_rank(aad):
+    return int(aad) if aad else -1
 
 
 def context_ghz(run):

@@ -2,7 +2,8 @@
 
 A benchmark's name is a '/'-separated key:value path, e.g.
 grid/backend:openssl/cipher:aes-128-cbc/op:encrypt/size:16384/codec:none/
-pool:on/key:cached/real_time/threads:2. Repetitions of one benchmark share
+pool:on/key:cached/real_time/threads:2. GCM names have /aad:A (bytes of
+additional authenticated data) after the size; batch ops /messages:M. Repetitions of one benchmark share
 its run_name and become the samples of each metric.
 
 Every input is taken as hostile: only regular files are read, of bounded
@@ -45,7 +46,7 @@ MAX_JSON_BYTES = 512 << 20          # the JSON text, decompressed
 # every cryptobench benchmark has; parameters that are counts (smallest).
 NAME_CHARS = re.compile(r"[A-Za-z0-9_.:+/-]+")
 REQUIRED_PARAMS = ("backend", "cipher", "op", "size", "codec", "pool", "key")
-COUNT_PARAMS = {"size": 0, "threads": 1, "messages": 1}
+COUNT_PARAMS = {"size": 0, "threads": 1, "messages": 1, "aad": 0}
 # Context fields the tools read as text (labels, grouping, bounds, clock).
 CONTEXT_TEXT = ("host_name", "cpu_model", "cpu_flags", "cpu_flags_in_use", "cpu_mask",
                 "aes_limits", "core_clock_ghz", "library_version", "cryptobench_suite")

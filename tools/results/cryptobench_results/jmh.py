@@ -3,7 +3,9 @@ loads; the rules it imposes are in the project's shared jmh-format notes.
 
 Mapping: one JMH class per comparison a user makes, backends side by side.
   benchmark  cryptobench.<scenario>.<op>_<cipher>_codec-<c>_pool-<p>_key-<k>_threads-<t>.<method>
-  params     {"size": ..., "backend": ...}  (groups by size, one bar per backend)
+  params     {"size": ..., "backend": ...}  (groups by size, one bar per backend;
+             GCM adds "aad", which is in its class name too: a class holds
+             one AAD length, so every result of a class has the same params)
   method     the scenario's primary metric (scenarios.py): throughput (MB/s),
              ops_per_ms (seed000), ops_per_s (seed002), time (ns/op, avgt:
              seed003 like go test), setups_per_s (keysetup)
@@ -69,6 +71,14 @@ def class_key(benchmark):
     return f"cryptobench.{benchmark.scenario}.{p.get('op', 'op')}_{p.get('cipher', 'aes')}_{rest}"
 
 
+def params(benchmark):
+    p = benchmark.params
+    out = {"size": p.get("size", "0"), "backend": p["backend"]}
+    if "aad" in p:
+        out["aad"] = p["aad"]
+    return out
+
+
 def export(run):
     """The JMH result list for a run (benchmarks with errors are left out)."""
     ok = [b for b in run.benchmarks.values() if not b.error]
@@ -99,7 +109,7 @@ def export(run):
             "measurementIterations": len(samples),
             "measurementTime": "n/a",
             "measurementBatchSize": 1,
-            "params": {"size": b.params.get("size", "0"), "backend": b.params["backend"]},
+            "params": params(b),
             "primaryMetric": metric_object(samples, unit),
             "secondaryMetrics": secondary,
         })

@@ -99,16 +99,17 @@ def matching(run, scenario, **params):
 
 
 def ladder(run):
-    """{(op, cipher): {backend: {size: Benchmark}}}: the size ladder the cost
-    model fits (1 thread, no codec, pooled buffers, cached key, one message),
-    in run order."""
+    """{(op, cipher, aad): {backend: {size: Benchmark}}}: the size ladder the
+    cost model fits (1 thread, no codec, pooled buffers, cached key, one
+    message; GCM: one ladder per AAD length, "" for other modes), in run order."""
     out = OrderedDict()
     for b in run.benchmarks.values():
         p = b.params
         if (b.error or b.threads != 1 or p.get("codec") != "none" or p.get("pool") != "on"
                 or p.get("key") != "cached" or "messages" in p or "size" not in p):
             continue
-        out.setdefault((p["op"], p["cipher"]), OrderedDict()).setdefault(p["backend"], {})[int(p["size"])] = b
+        key = (p["op"], p["cipher"], p.get("aad", ""))
+        out.setdefault(key, OrderedDict()).setdefault(p["backend"], {})[int(p["size"])] = b
     return out
 
 
@@ -228,24 +229,24 @@ def fit_points(fit, low, high, steps=48):
 def section_size_time(m):
     """Time per call against size, log-log: medians as points, the fit as lines."""
     heading = "Time against size: the cost model"
-    fits = {(f.backend, f.op, f.cipher): f for f in m.answer.fits}
+    fits = {(f.backend, f.op, f.cipher, f.aad): f for f in m.answer.fits}
     parts = []
-    for (op, cipher), by_backend in ladder(m.run).items():
+    for (op, cipher, aad), by_backend in ladder(m.run).items():
         sizes = sorted({s for per in by_backend.values() for s in per})
         if len(sizes) < 2:
             continue
         series = []
         for backend, per_size in m.by_order(by_backend):
             points = [(s, *summary(b.samples["time_ns"])) for s, b in sorted(per_size.items())]
-            fit = fits.get((backend, op, cipher))
+            fit = fits.get((backend, op, cipher, aad))
             line = fit_points(fit, min(per_size), max(per_size)) if fit else None
             series.append(svg.Series(m.styles[backend], points, line))
-        chart_id = f"{m.prefix}size-time-{op}-{cipher}"
-        what = f"{cipher.upper()} {answers.OPS.get(op, op)}"
+        chart_id = f"{m.prefix}size-time-{op}-{cipher}" + (f"-aad-{aad}" if aad else "")
+        what = answers.operation_text(cipher, op, aad)
         chart = svg.line_chart(chart_id, f"{what}: time per call against size", series,
                                "payload size (log scale)", "ns per call (log scale)",
                                log_x=True, log_y=True, x_format=svg.size_label)
-        unfitted = [b for b, _ in m.by_order(by_backend) if (b, op, cipher) not in fits]
+        unfitted = [b for b, _ in m.by_order(by_backend) if (b, op, cipher, aad) not in fits]
         if not unfitted:
             lines = "lines: the cost model's fit, a + b x bytes"
         elif len(unfitted) == len(by_backend):
@@ -265,7 +266,7 @@ def section_size_time(m):
                    "".join(f"<li>{escape(line.strip())}</li>" for line in cross) + "</ul>")
     if m.answer.fits:
         rows = "".join(f"<tr><td class='l'>{name_html(m, f.backend, library=False)}</td>"
-                       f"<td class='l'>{escape(f.op)}</td><td class='l'>{escape(f.cipher)}</td>"
+                       f"<td class='l'>{escape(f.op)}</td><td class='l'>{escape(answers.fit_cipher_text(f))}</td>"
                        f"<td>{num(f.a_ns, ',.1f')} ± {num(f.a_half, ',.1f')}</td>"
                        f"<td>{num(f.cycles_per_byte, '.3f')} ± {num(f.b_half * f.ghz, '.3f')}</td>"
                        f"<td>{num(f.r2, '.4f')}</td></tr>"
@@ -277,24 +278,34 @@ def section_size_time(m):
     return "".join(out)
 
 
+# The seed-000 sweeps: (scenario, chart id part, title, what the operation is).
+SEED000_SWEEPS = [
+    ("seed000", "", "Seed 000 roundtrip", "AES-128-CBC"),
+    ("seed000-gcm", "gcm-", "Seed 000 roundtrip in AES-128-GCM",
+     "AES-128-GCM (fresh nonce per operation, no AAD, Base64 of ciphertext and tag)"),
+]
+
+
 def section_thread_sweep(m):
     parts = []
-    for pool in ("off", "on"):
-        bs = matching(m.run, "seed000", pool=pool)
-        if not bs:
-            continue
-        by_backend = OrderedDict()
-        for b in bs:
-            point = (b.threads, *summary(b.samples["ops_per_ms"]))
-            by_backend.setdefault(b.params["backend"], []).append(point)
-        series = [svg.Series(m.styles[backend], points) for backend, points in m.by_order(by_backend)]
-        chart_id = f"{m.prefix}thread-sweep-pool-{pool}"
-        chart = svg.line_chart(chart_id, f"Seed 000 roundtrip: ops/ms against threads (pool {pool})",
-                               series, "threads", "ops/ms")
-        parts.append(figure(chart_id, chart,
-                            "AES-128-CBC, 100-character message + counter, Base64, new key schedule "
-                            "per operation; all threads together; whiskers: min-max of repetitions; "
-                            + HAND_WRITTEN_NOTE + "."))
+    for scenario, id_part, title, cipher in SEED000_SWEEPS:
+        for pool in ("off", "on"):
+            bs = matching(m.run, scenario, pool=pool)
+            if not bs:
+                continue
+            by_backend = OrderedDict()
+            for b in bs:
+                point = (b.threads, *summary(b.samples["ops_per_ms"]))
+                by_backend.setdefault(b.params["backend"], []).append(point)
+            series = [svg.Series(m.styles[backend], points)
+                      for backend, points in m.by_order(by_backend)]
+            chart_id = f"{m.prefix}thread-sweep-{id_part}pool-{pool}"
+            chart = svg.line_chart(chart_id, f"{title}: ops/ms against threads (pool {pool})",
+                                   series, "threads", "ops/ms")
+            parts.append(figure(chart_id, chart,
+                                f"{cipher}, 100-character message + counter, Base64, new key "
+                                "schedule per operation; all threads together; whiskers: min-max "
+                                "of repetitions; " + HAND_WRITTEN_NOTE + "."))
     if not parts:
         return absent("Seed 000 thread sweep", "Not in this run (suite seed000, quick or decision).")
     return "<h3>Seed 000 thread sweep</h3>" + charts(parts)
@@ -310,17 +321,18 @@ def overhead_slice(run):
         if b.error or b.threads != 1 or p.get("key") != "cached" or "messages" in p \
                 or not {"codec", "pool", "size"} <= set(p):
             continue
-        groups.setdefault((p["op"], int(p["size"]), p["cipher"]), []).append(b)
+        # GCM's AAD lengths are different workloads, never variants of one.
+        groups.setdefault((p["op"], int(p["size"]), p["cipher"], p.get("aad", "")), []).append(b)
 
     def rank(item):
-        (op, size, _), bs = item
+        (op, size, _, _), bs = item
         return (len({(b.params["codec"], b.params["pool"]) for b in bs}), op == "roundtrip",
                 -abs(math.log2(max(size, 1) / 4096)))  # size 0: a key setup's
 
     best = max(groups.items(), key=rank, default=None)
     if best is None or rank(best)[0] < 2:
         return [], None, None, None
-    (op, size, cipher), bs = best
+    (op, size, cipher, _), bs = best
     return bs, op, size, cipher
 
 
@@ -425,7 +437,7 @@ def section_cycles(m):
         bound_rows, why = [], f"No bounds drawn: {e}."
     bound_of = {(r["backend"], r["cipher"], r["op"], r["size"]): r for r in bound_rows}
     parts, tables = [], []
-    for (op, cipher), by_backend in ladder(m.run).items():
+    for (op, cipher, aad), by_backend in ladder(m.run).items():
         if op not in ("encrypt", "decrypt"):
             continue
         by_backend = OrderedDict((backend, {s: b for s, b in per.items() if b.samples["cycles_per_byte"]})
@@ -447,8 +459,8 @@ def section_cycles(m):
                    for i, (name, line) in enumerate(zip(names, kinds.values()))]
         bound_note = ("; ".join(f"{name}: {kind}" for name, kind in zip(names, kinds)) if kinds
                       else "no bound")
-        what = f"{cipher.upper()} {answers.OPS.get(op, op)}"
-        chart_id = f"{m.prefix}cycles-{op}-{cipher}"
+        what = answers.operation_text(cipher, op, aad)
+        chart_id = f"{m.prefix}cycles-{op}-{cipher}" + (f"-aad-{aad}" if aad else "")
         chart = svg.line_chart(chart_id, f"{what}: cycles per byte against size", series,
                                "payload size (log scale)", "cycles/byte (log scale)",
                                log_x=True, log_y=True, x_format=svg.size_label)
