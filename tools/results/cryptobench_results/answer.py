@@ -321,10 +321,10 @@ def headroom(run):
     for r in rows:
         if r["messages"] != 1:
             continue
-        groups.setdefault((r["op"], r["cipher"]), []).append(r)
+        groups.setdefault((r["op"], r["cipher"], r.get("aad")), []).append(r)
     ghz = costmodel.context_ghz(run)
     out = []
-    for (op, cipher), rs in groups.items():
+    for (op, cipher, aad), rs in groups.items():
         size = max(r["size"] for r in rs)
         rs = [r for r in rs if r["size"] == size]
         # What any implementation could reach on one message: the serial
@@ -337,7 +337,8 @@ def headroom(run):
                 if is_hand_written(run.context, r["backend"])]
         if not libs:
             continue
-        out.append(Headroom(f"{cipher.upper()} {OPS.get(op, op)}", size, bound, ghz,
+        with_aad = f" with {aad} B AAD" if aad else ""
+        out.append(Headroom(f"{cipher.upper()} {OPS.get(op, op)}{with_aad}", size, bound, ghz,
                             max(libs, key=lambda x: x[1]),
                             max(hand, key=lambda x: x[1]) if hand else None))
     return out

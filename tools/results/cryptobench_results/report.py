@@ -435,7 +435,9 @@ def section_cycles(m):
         why = ""
     except ResultsError as e:
         bound_rows, why = [], f"No bounds drawn: {e}."
-    bound_of = {(r["backend"], r["cipher"], r["op"], r["size"]): r for r in bound_rows}
+    # Keyed like ladder(): GCM's AAD length as text, "" for the other modes.
+    bound_of = {(r["backend"], r["cipher"], r["op"], r["size"],
+                 "" if r.get("aad") is None else str(r["aad"])): r for r in bound_rows}
     parts, tables = [], []
     for (op, cipher, aad), by_backend in ladder(m.run).items():
         if op not in ("encrypt", "decrypt"):
@@ -451,7 +453,7 @@ def section_cycles(m):
         kinds = OrderedDict()  # one line per kind of bound: equal kinds have equal bounds
         for backend, per in by_backend.items():
             for s in per:
-                r = bound_of.get((backend, cipher, op, s))
+                r = bound_of.get((backend, cipher, op, s, aad))
                 if r:
                     kinds.setdefault(r["kind"].split(" (")[0], {})[s] = r["bound"]
         names = ["hardware bound"] if len(kinds) == 1 else [f"bound {i}" for i in range(1, len(kinds) + 1)]
@@ -468,7 +470,7 @@ def section_cycles(m):
                                              "whiskers min-max; dotted: the bound per byte, padding block "
                                              f"included ({bound_note}); " + HAND_WRITTEN_NOTE + "."))
         top = sizes[-1]
-        rows = [(backend, per[top].value("cycles_per_byte"), bound_of.get((backend, cipher, op, top)))
+        rows = [(backend, per[top].value("cycles_per_byte"), bound_of.get((backend, cipher, op, top, aad)))
                 for backend, per in by_backend.items() if top in per]
         tables.append(f"<p class='note'>{escape(what)}, {escape(svg.size_label(top))}: measured against "
                       "the bound per backend.</p><table><tr><th class='l'>backend</th><th>measured c/B</th>"
