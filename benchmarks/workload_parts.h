@@ -168,18 +168,18 @@ bool failed(std::string& error, std::string_view step, Error e);
 class Steps {
  public:
   Steps(const Cell& cell, const AesBackend& backend, std::string& error)
-      : codec_(cell.codec), backend_(backend), error_(error) {}
+      : codec_(cell.codec), text_codec_(backend.codec()), error_(error) {}
 
   // encode: ciphertext -> text (into b.text).
   bool encode(Bytes ciphertext, Buffers& b, std::string_view& text) const {
-    const Result r = backend_.codec().encode(codec_, ciphertext, {b.text.data(), b.text.size()});
+    const Result r = text_codec_.encode(codec_, ciphertext, {b.text.data(), b.text.size()});
     if (!r.ok()) return failed(error_, "encode", r.error);
     text = std::string_view(b.text.data(), r.size);
     return true;
   }
   // decode: text -> ciphertext (into b.decoded).
   bool decode(std::string_view text, Buffers& b, Bytes& ciphertext) const {
-    const Result r = backend_.codec().decode(codec_, text, b.decoded);
+    const Result r = text_codec_.decode(codec_, text, b.decoded);
     if (!r.ok()) return failed(error_, "decode", r.error);
     ciphertext = Bytes(b.decoded).first(r.size);
     return true;
@@ -213,7 +213,9 @@ class Steps {
 
  private:
   const Encoding codec_;
-  const AesBackend& backend_;
+  // The backend's codec, looked up once: codec() is a virtual call (and for
+  // some backends a function-local static's guard) on every operation.
+  const TextCodec& text_codec_;
   std::string& error_;
 };
 

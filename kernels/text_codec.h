@@ -36,15 +36,17 @@ class TextCodec {
  public:
   virtual ~TextCodec() = default;
 
-  // encode: `out` needs encoded_size() characters. Returns characters written.
+  // encode: `out` needs encoded_size() characters and must not overlap `in`
+  // (nor, for decode, `text`). Returns characters written.
   Result encode(Encoding encoding, std::span<const std::uint8_t> in, std::span<char> out) const;
   // decode: `out` needs decode_capacity() bytes. Returns bytes written. On
   // failure the output is wiped.
   Result decode(Encoding encoding, std::string_view text, std::span<std::uint8_t> out) const;
 
  protected:
-  // Sizes are validated by the public wrappers. Implementations must be safe
-  // to call from several threads at once.
+  // Sizes are validated by the public wrappers; `out` never overlaps the
+  // input (the vector paths rewrite some output they already wrote).
+  // Implementations must be safe to call from several threads at once.
   virtual Result encode_base64(const std::uint8_t* in, std::size_t length, char* out) const = 0;
   virtual Result decode_base64(std::string_view text, std::uint8_t* out) const = 0;
   virtual Result encode_hex(const std::uint8_t* in, std::size_t length, char* out) const = 0;

@@ -48,9 +48,39 @@ void expand192(const std::uint8_t* key, KeySchedule* ks) {
   secure_wipe(w, sizeof w);  // the key words, as the other key sizes wipe theirs
 }
 
+// expand128: one AES-128 key, both schedules in one pass (what expand_lanes
+// computes for one lane): each round key is stored, and its AESIMC for the
+// decryption schedule issued, as soon as it exists, so the AESIMCs overlap
+// the expansion's latency chain instead of re-reading the schedule after it
+// (the encryption that follows waits for the last round key, so the chain's
+// length is on its critical path).
+// The round keys live only in registers and in `ks`, so no stack copy needs
+// wiping.
+void expand128(const std::uint8_t* key, KeySchedule* ks) {
+  constexpr int kRounds = 10;
+  static constexpr int kRcon[kRounds] = {0x01, 0x02, 0x04, 0x08, 0x10,
+                                         0x20, 0x40, 0x80, 0x1b, 0x36};
+  ks->rounds = kRounds;
+  __m128i k = load128(key);
+  store128(ks->enc[0], k);
+  store128(ks->dec[kRounds], k);
+  for (int r = 1; r <= kRounds; ++r) {
+    const __m128i sub = Xmm::enclast(Xmm::rot_last_word(k), Xmm::set1_32(kRcon[r - 1]));
+    __m128i words = Xmm::spread(k);
+    // Opaque to the compiler, which would otherwise reassociate the XORs and
+    // put three of them after the AESENCLAST instead of one: the chain from
+    // key to key is then shuffle, AESENCLAST, XOR.
+    __asm__("" : "+x"(words));
+    k = Xmm::bxor(words, sub);
+    store128(ks->enc[r], k);
+    store128(ks->dec[kRounds - r], r == kRounds ? k : _mm_aesimc_si128(k));
+  }
+}
+
 }  // namespace
 
 void expand_key(const std::uint8_t* key, std::size_t key_size, KeySchedule* ks) {
+  if (key_size == 16) return expand128(key, ks);
   if (key_size == 24) return expand192(key, ks);
   expand_lanes<Xmm, 1>(&key, key_size, &ks);
 }

@@ -162,17 +162,29 @@ std::size_t decrypt_padded(const KeySchedule& ks, const std::uint8_t* iv, const 
   if constexpr (T::kBlocks == 1) {
     // Up to 8 blocks: all of them in registers; the padding is checked in the
     // last one and every store masked by the verdict, in one pass.
+    // The round keys are read as the rounds need them, and the CBC chaining
+    // XOR is folded into the last round key (AESDECLAST XORs its key in
+    // last), its ciphertext read again from `in`: the blocks and one key are
+    // all that stay in registers, so nothing spills to the stack. Every load
+    // of `in` comes before the first store, so in place is still safe.
     if (blocks <= kGroup) {
       std::size_t pad = 0;
       with_count(static_cast<int>(blocks), [&](auto count) {
         constexpr int n = decltype(count)::value;
-        __m128i k[Rounds + 1], c[n], b[n];
-        broadcast_keys<Xmm, Rounds>(ks.dec, k);
-        for (int i = 0; i < n; ++i) b[i] = c[i] = load128(in + 16 * i);
-        crypt<Xmm, Rounds, false, n>(k, b);
+        __m128i b[n];
+        const __m128i first = load128(ks.dec[0]);
+        for (int i = 0; i < n; ++i) b[i] = _mm_xor_si128(load128(in + 16 * i), first);
+        for (int r = 1; r < Rounds; ++r) {
+          const __m128i k = load128(ks.dec[r]);
+          for (int i = 0; i < n; ++i) b[i] = _mm_aesdec_si128(b[i], k);
+        }
+        const __m128i last = load128(ks.dec[Rounds]);
         if (iv != nullptr) {
-          b[0] = _mm_xor_si128(b[0], load128(iv));
-          for (int i = 1; i < n; ++i) b[i] = _mm_xor_si128(b[i], c[i - 1]);
+          b[0] = _mm_aesdeclast_si128(b[0], _mm_xor_si128(last, load128(iv)));
+          for (int i = 1; i < n; ++i)
+            b[i] = _mm_aesdeclast_si128(b[i], _mm_xor_si128(last, load128(in + 16 * (i - 1))));
+        } else {
+          for (int i = 0; i < n; ++i) b[i] = _mm_aesdeclast_si128(b[i], last);
         }
         pad = padding_length(b[n - 1]);
         const __m128i keep = _mm_set1_epi8(static_cast<char>(0 - ((pad | (0 - pad)) >> 63)));
