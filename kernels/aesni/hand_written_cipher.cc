@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernels/aesni/hand_written_gcm.h"
 #include "kernels/pkcs7.h"
 
 namespace cryptobench {
@@ -12,7 +13,13 @@ BackendInfo HandWrittenBackend::info() const {
   info.register_bits = register_bits_;
   info.batch_lanes = batch_lanes_;
   info.codec_source = CodecSource::kProject;
+  if (gcm_ != nullptr) info.modes.push_back(Mode::kGcm);
   return info;
+}
+
+std::unique_ptr<AesGcm> HandWrittenBackend::make_gcm() const {
+  if (gcm_ == nullptr) return nullptr;
+  return std::make_unique<HandWrittenGcm>(*gcm_);
 }
 
 HandWrittenCipher::~HandWrittenCipher() { secure_wipe(&schedule_, sizeof schedule_); }
