@@ -279,6 +279,9 @@ inline void stitched(const KeySchedule& ks, const GcmKey& key, __m128i& ctr, __m
   for (; g < groups; ++g) {
     // Sealing hashes the ciphertext just written; opening its own input.
     const std::uint8_t* hashed = Seal ? out + (g - 1) * kBytes : in + g * kBytes;
+    // Hidden from the compiler, which would otherwise keep the ciphertext it
+    // just stored in registers across iterations, spilling the AES state.
+    __asm__("" : "+r"(hashed));
     start_blocks();
     Product<T> acc = zero_product<T>();
 #pragma GCC unroll 16
@@ -289,6 +292,9 @@ inline void stitched(const KeySchedule& ks, const GcmKey& key, __m128i& ctr, __m
         V x = G::reverse(T::load(hashed + kStride * static_cast<std::size_t>(j)));
         if (j == 0) x = T::bxor(x, G::widen(y));
         multiply_add<T>(acc, x, h[j]);
+        // Summed now, not all at the end (as GCC's reassociation would
+        // otherwise have it), which would hold 32 products in registers.
+        __asm__("" : "+v"(acc.lo), "+v"(acc.mid), "+v"(acc.hi));
       }
       if (r == kN + 1) y = reduce(acc);
     }
