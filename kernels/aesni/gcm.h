@@ -46,6 +46,7 @@ struct Gf<Xmm> {
     return _mm_clmulepi64_si128(a, b, Imm);
   }
   static V reverse(V v) { return _mm_shuffle_epi8(v, reverse_bytes_mask()); }
+  static V swap_halves(V v) { return _mm_shuffle_epi32(v, 0x4e); }
   static __m128i fold_lanes(V v) { return v; }
   static V widen(__m128i v) { return v; }
   static V add32(V a, V b) { return _mm_add_epi32(a, b); }
@@ -64,6 +65,7 @@ struct Gf<Ymm> {
   static V reverse(V v) {
     return _mm256_shuffle_epi8(v, _mm256_broadcastsi128_si256(reverse_bytes_mask()));
   }
+  static V swap_halves(V v) { return _mm256_shuffle_epi32(v, 0x4e); }
   static __m128i fold_lanes(V v) {
     return _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
   }
@@ -88,6 +90,7 @@ struct Gf<Zmm> {
   static V reverse(V v) {
     return _mm512_shuffle_epi8(v, _mm512_broadcast_i32x4(reverse_bytes_mask()));
   }
+  static V swap_halves(V v) { return _mm512_shuffle_epi32(v, static_cast<_MM_PERM_ENUM>(0x4e)); }
   static __m128i fold_lanes(V v) {
     const __m256i halves =
         _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
@@ -122,6 +125,24 @@ inline void multiply_add(Product<T>& p, typename T::V a, typename T::V h) {
   p.lo = T::bxor(p.lo, G::template clmul<0x00>(a, h));
   p.hi = T::bxor(p.hi, G::template clmul<0x11>(a, h));
   p.mid = T::bxor(p.mid, T::bxor(G::template clmul<0x01>(a, h), G::template clmul<0x10>(a, h)));
+}
+
+// multiply_add_karatsuba: the same product in three multiplications, with
+// a_sum and h_sum holding a0 + a1 in their low halves: `mid` gathers
+// (a0 + a1)(b0 + b1), which is the schoolbook middle plus lo plus hi, so
+// finish_karatsuba adds those once after the sum.
+template <class T>
+inline void multiply_add_karatsuba(Product<T>& p, typename T::V a, typename T::V h,
+                                   typename T::V h_sum) {
+  using G = Gf<T>;
+  p.lo = T::bxor(p.lo, G::template clmul<0x00>(a, h));
+  p.hi = T::bxor(p.hi, G::template clmul<0x11>(a, h));
+  p.mid = T::bxor(p.mid, G::template clmul<0x00>(T::bxor(a, G::swap_halves(a)), h_sum));
+}
+
+template <class T>
+inline void finish_karatsuba(Product<T>& p) {
+  p.mid = T::bxor(p.mid, T::bxor(p.lo, p.hi));
 }
 
 // reduce: the lanes summed, then lo and the low half of mid folded upwards
@@ -244,9 +265,10 @@ inline void stitched(const KeySchedule& ks, const GcmKey& key, __m128i& ctr, __m
   static_assert(kN + 1 < Rounds, "the reduction goes in a round after the multiplications");
   V k[Rounds + 1];
   broadcast_keys<T, Rounds>(ks.enc, k);
-  V h[kN];
+  V h[kN], h_sum[kN];  // the powers, and their halves' sums for Karatsuba
   for (int i = 0; i < kN; ++i) {
     h[i] = T::load(power(key, kBlocksPerGroup - static_cast<std::size_t>(i) * T::kBlocks));
+    h_sum[i] = T::bxor(h[i], G::swap_halves(h[i]));
   }
   const V step = G::step();
   const __m128i group_step = _mm_setr_epi32(static_cast<int>(kBlocksPerGroup), 0, 0, 0);
@@ -291,12 +313,15 @@ inline void stitched(const KeySchedule& ks, const GcmKey& key, __m128i& ctr, __m
         const int j = r - 1;
         V x = G::reverse(T::load(hashed + kStride * static_cast<std::size_t>(j)));
         if (j == 0) x = T::bxor(x, G::widen(y));
-        multiply_add<T>(acc, x, h[j]);
+        multiply_add_karatsuba<T>(acc, x, h[j], h_sum[j]);
         // Summed now, not all at the end (as GCC's reassociation would
         // otherwise have it), which would hold 32 products in registers.
         __asm__("" : "+v"(acc.lo), "+v"(acc.mid), "+v"(acc.hi));
       }
-      if (r == kN + 1) y = reduce(acc);
+      if (r == kN + 1) {
+        finish_karatsuba(acc);
+        y = reduce(acc);
+      }
     }
     finish_blocks(in + g * kBytes, out + g * kBytes);
   }
