@@ -13,7 +13,13 @@ BackendInfo HandWrittenBackend::info() const {
   info.register_bits = register_bits_;
   info.batch_lanes = batch_lanes_;
   info.codec_source = CodecSource::kProject;
-  if (gcm_ != nullptr) info.modes.push_back(Mode::kGcm);
+  if (gcm_ != nullptr) {
+    info.modes.push_back(Mode::kGcm);
+  } else {
+    info.not_offered =
+        "GCM: the CPU lacks the carry-less multiply of this width "
+        "(PCLMULQDQ; VPCLMULQDQ and, for 512 bits, AVX-512BW)";
+  }
   return info;
 }
 
