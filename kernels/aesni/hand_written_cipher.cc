@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernels/aesni/hand_written_gcm.h"
 #include "kernels/pkcs7.h"
 
 namespace cryptobench {
@@ -13,7 +14,19 @@ BackendInfo HandWrittenBackend::info() const {
   info.batch_lanes = batch_lanes_;
   info.codec_source = CodecSource::kProject;
   info.modes.push_back(Mode::kCtr);
+  if (gcm_ != nullptr) {
+    info.modes.push_back(Mode::kGcm);
+  } else {
+    info.not_offered =
+        "GCM: the CPU lacks the carry-less multiply of this width "
+        "(PCLMULQDQ; VPCLMULQDQ and, for 512 bits, AVX-512BW)";
+  }
   return info;
+}
+
+std::unique_ptr<AesGcm> HandWrittenBackend::make_gcm() const {
+  if (gcm_ == nullptr) return nullptr;
+  return std::make_unique<HandWrittenGcm>(*gcm_);
 }
 
 HandWrittenCipher::~HandWrittenCipher() { secure_wipe(&schedule_, sizeof schedule_); }

@@ -9,6 +9,7 @@
 
 #include "kernels/aes_cipher.h"
 #include "kernels/aesni/aesni_kernels.h"
+#include "kernels/aesni/gcm_kernels.h"
 #include "kernels/backend.h"
 
 namespace cryptobench {
@@ -41,26 +42,31 @@ class HandWrittenCipher final : public AesCipher {
 
 class HandWrittenBackend final : public AesBackend {
  public:
-  // register_bits / batch_lanes: BackendInfo's facts for this kernel table.
+  // register_bits / batch_lanes: BackendInfo's facts for this kernel table;
+  // gcm: the GCM kernels of the same width (GCM is offered when not null).
   HandWrittenBackend(std::string name, std::string code_path, const aesni::BlockKernels& kernels,
-                     unsigned register_bits, unsigned batch_lanes)
+                     unsigned register_bits, unsigned batch_lanes,
+                     const aesni::GcmKernels* gcm = nullptr)
       : name_(std::move(name)),
         code_path_(std::move(code_path)),
         kernels_(kernels),
         register_bits_(register_bits),
-        batch_lanes_(batch_lanes) {}
+        batch_lanes_(batch_lanes),
+        gcm_(gcm) {}
   BackendInfo info() const override;
   std::unique_ptr<AesCipher> make_cipher(Mode mode) const override {
     return std::make_unique<HandWrittenCipher>(mode, kernels_);
   }
   // make_ctr: the table's CTR kernel (hand_written_ctr.cc).
   std::unique_ptr<AesCtr> make_ctr() const override;
+  std::unique_ptr<AesGcm> make_gcm() const override;
   const TextCodec& codec() const override { return project_codec(); }
 
  private:
   std::string name_, code_path_;
   const aesni::BlockKernels& kernels_;
   unsigned register_bits_, batch_lanes_;
+  const aesni::GcmKernels* gcm_;
 };
 
 }  // namespace cryptobench

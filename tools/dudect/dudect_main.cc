@@ -1,5 +1,6 @@
 // cryptobench-dudect: is decrypt-and-unpad constant-time with respect to the
-// padding's validity? The method of dudect (Reparaz, Balasch, Verbauwhede,
+// padding's validity, and GCM's tag check with respect to where a forged tag
+// is wrong? The method of dudect (Reparaz, Balasch, Verbauwhede,
 // "Dude, is my code constant time?", DATE 2017): time many calls on two
 // classes of input, here AES-128-CBC ciphertexts whose padding is valid and
 // ciphertexts whose padding is not, interleaved at random; compare the two
@@ -7,8 +8,16 @@
 // cropped at several percentiles (large timings are mostly interrupts). |t|
 // above 4.5 is evidence of a leak.
 //
-//   cryptobench-dudect [--backend=NAME[,NAME] | --hand-written] [--blocks=N] [--samples=N]
-//   [--attempts=K]
+//   cryptobench-dudect [--mode=cbc|gcm] [--backend=NAME[,NAME] | --hand-written] [--blocks=N]
+//   [--samples=N] [--attempts=K]
+//
+// --mode=gcm times AES-GCM `open` of one sealed message (--blocks blocks, 13
+// bytes of AAD, as in a TLS record) under two classes of wrong 16-byte tag:
+// wrong in the first byte, and wrong in the last. Both are rejected, so the
+// only difference is where the comparison meets the mismatch: an early-exit
+// compare (memcmp) shows it, and that is what lets a forger find a tag byte
+// by byte. (Valid against invalid would differ by design: a failed open
+// wipes the output, and the result is public anyway.)
 //
 // --blocks sets the ciphertext length (default 4 blocks); the hand-written
 // backends decrypt up to 32 blocks in one pass and longer ones last block
@@ -59,8 +68,10 @@ struct Measurement {
   double mean_cycles[2] = {0, 0};
 };
 
-Measurement measure(const AesBackend& backend, std::size_t samples, std::size_t blocks,
-                    std::mt19937_64& rng) {
+Measurement summarize(const std::vector<double>& cycles, const std::vector<int>& classes);
+
+Measurement measure_cbc(const AesBackend& backend, std::size_t samples, std::size_t blocks,
+                        std::mt19937_64& rng) {
   const std::size_t size = blocks * kAesBlockSize;
   auto cipher = backend.make_cipher(Mode::kCbc);
   std::vector<std::uint8_t> key(16), iv(16);
@@ -106,7 +117,53 @@ Measurement measure(const AesBackend& backend, std::size_t samples, std::size_t 
     }
     cycles[i] = static_cast<double>(stop - start);
   }
+  return summarize(cycles, classes);
+}
 
+// measure_gcm: the classes are the position of the wrong tag byte (first or
+// last); the message, nonce and AAD are the same in every call.
+Measurement measure_gcm(const AesBackend& backend, std::size_t samples, std::size_t blocks,
+                        std::mt19937_64& rng) {
+  const std::size_t size = blocks * kAesBlockSize;
+  auto gcm = backend.make_gcm();
+  std::vector<std::uint8_t> key(gcm->limits().allows_key(16) ? 16 : 32), nonce(12), aad(13),
+      plain(size), ct(size), tag(16);
+  for (auto* v : {&key, &nonce, &aad, &plain}) {
+    for (auto& b : *v) b = static_cast<std::uint8_t>(rng());
+  }
+  if (gcm->set_key(key) != Error::kNone || !gcm->seal(nonce, aad, plain, ct, tag).ok()) {
+    std::fprintf(stderr, "cryptobench-dudect: %s could not seal\n", backend.info().name.c_str());
+    std::exit(1);
+  }
+  std::vector<std::uint8_t> tags(samples * 16);
+  std::vector<int> classes(samples);
+  for (std::size_t i = 0; i < samples; ++i) {
+    classes[i] = static_cast<int>(rng() & 1);
+    std::uint8_t* t = &tags[i * 16];
+    std::memcpy(t, tag.data(), 16);
+    t[classes[i] == 0 ? 0 : 15] ^= static_cast<std::uint8_t>(1 + rng() % 255);
+  }
+  std::vector<double> cycles(samples);
+  std::vector<std::uint8_t> out(size);
+  for (std::size_t i = 0; i < samples; ++i) {
+    unsigned aux = 0;
+    _mm_lfence();
+    const std::uint64_t start = __rdtsc();
+    const Result r = gcm->open(nonce, aad, ct, {&tags[i * 16], 16}, out);
+    const std::uint64_t stop = __rdtscp(&aux);
+    _mm_lfence();
+    if (r.error != Error::kBadTag) {
+      std::fprintf(stderr, "cryptobench-dudect: %s did not reject a wrong tag\n",
+                   backend.info().name.c_str());
+      std::exit(1);
+    }
+    cycles[i] = static_cast<double>(stop - start);
+  }
+  return summarize(cycles, classes);
+}
+
+Measurement summarize(const std::vector<double>& cycles, const std::vector<int>& classes) {
+  const std::size_t samples = cycles.size();
   // Welch's t on everything and below several percentiles of the timings.
   std::vector<double> sorted = cycles;
   std::sort(sorted.begin(), sorted.end());
@@ -138,6 +195,7 @@ int main(int argc, char** argv) {
   std::size_t blocks = 4;
   int attempts = 3;
   bool hand_written_only = false;  // every usable hand-written backend, none other
+  bool gcm = false;                // --mode=gcm: the tag check, not the padding check
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     try {
@@ -149,6 +207,8 @@ int main(int argc, char** argv) {
           if (c == std::string::npos) break;
           p = c + 1;
         }
+      } else if (a == "--mode=cbc" || a == "--mode=gcm") {
+        gcm = a == "--mode=gcm";
       } else if (a == "--hand-written") {
         hand_written_only = true;
       } else if (a.rfind("--blocks=", 0) == 0) {
@@ -162,7 +222,7 @@ int main(int argc, char** argv) {
         if (attempts < 1 || attempts > 20) throw std::out_of_range("attempts");
       } else {
         std::fprintf(stderr,
-                     "usage: cryptobench-dudect [--backend=A,B | --hand-written] "
+                     "usage: cryptobench-dudect [--mode=cbc|gcm] [--backend=A,B | --hand-written] "
                      "[--blocks=1..4096] [--samples=1000..1e8] "
                      "[--attempts=1..20]\n");
         return 2;
@@ -186,7 +246,8 @@ int main(int argc, char** argv) {
 
   std::mt19937_64 rng(std::random_device{}());
   bool hand_written_leaks = false;
-  std::printf("%-11s %10s %12s %12s  %s\n", "backend", "max |t|", "valid (cyc)", "invalid (cyc)",
+  std::printf("%-11s %10s %12s %12s  %s\n", "backend", "max |t|",
+              gcm ? "first (cyc)" : "valid (cyc)", gcm ? "last (cyc)" : "invalid (cyc)",
               "verdict (threshold 4.5)");
   for (const std::string& name : names) {
     std::unique_ptr<AesBackend> backend;
@@ -196,11 +257,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "cryptobench-dudect: %s\n", e.what());
       return 2;
     }
-    // It times CBC decryption with PKCS#7: a backend without CBC (a
-    // GCM-only library) has nothing to measure.
-    if (const BackendInfo info = backend->info(); !info.offers(Mode::kCbc)) {
-      std::printf("%-11s %10s %12s %12s  not run: no CBC (%s)\n", name.c_str(), "-", "-", "-",
-                  info.not_offered.c_str());
+    // It times CBC decryption with PKCS#7 or GCM's open: a backend without
+    // the mode has nothing to measure.
+    if (const BackendInfo info = backend->info(); !info.offers(gcm ? Mode::kGcm : Mode::kCbc)) {
+      std::printf("%-11s %10s %12s %12s  not run: no %s (%s)\n", name.c_str(), "-", "-", "-",
+                  gcm ? "GCM" : "CBC", info.not_offered.c_str());
       continue;
     }
     // The hand-written backends (library "cryptobench") must pass.
@@ -208,7 +269,8 @@ int main(int argc, char** argv) {
     Measurement m;
     int tries = 0;
     for (; tries < (must_pass ? attempts : 1); ++tries) {
-      m = measure(*backend, samples, blocks, rng);
+      m = gcm ? measure_gcm(*backend, samples, blocks, rng)
+              : measure_cbc(*backend, samples, blocks, rng);
       if (m.max_abs_t <= kThreshold) break;
     }
     const bool leaks = m.max_abs_t > kThreshold;
@@ -221,8 +283,15 @@ int main(int argc, char** argv) {
             : " (information)");
     hand_written_leaks = hand_written_leaks || (must_pass && leaks);
   }
-  std::printf(
-      "samples per backend and attempt: %zu, %zu-byte AES-128-CBC ciphertexts, TSC cycles\n",
-      samples, blocks * kAesBlockSize);
+  if (gcm) {
+    std::printf(
+        "samples per backend and attempt: %zu, %zu-byte AES-GCM ciphertexts with 13 bytes of "
+        "AAD, tags wrong in the first or the last byte, TSC cycles\n",
+        samples, blocks * kAesBlockSize);
+  } else {
+    std::printf(
+        "samples per backend and attempt: %zu, %zu-byte AES-128-CBC ciphertexts, TSC cycles\n",
+        samples, blocks * kAesBlockSize);
+  }
   return hand_written_leaks ? 1 : 0;
 }
