@@ -1,7 +1,9 @@
 #include "benchmarks/core_clock.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <vector>
 
 namespace cryptobench::bench {
 namespace {
@@ -47,13 +49,19 @@ double measure_core_hz() {
   return fastest_sample(kIterations, 7);
 }
 
-double mean_core_hz(int samples) {
+double current_core_hz(int samples) {
+  constexpr std::uint64_t kIterations = 5'000;  // 0.96 M cycles: ~0.25 ms
   using Clock = std::chrono::steady_clock;
-  constexpr std::uint64_t kIterations = 20'000;  // 3.8 M cycles: ~1 ms
-  const auto start = Clock::now();
-  for (int i = 0; i < samples; ++i) dependent_chain(kIterations);
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  return static_cast<double>(samples * kIterations * kCyclesPerIteration) / seconds;
+  std::vector<double> hz(static_cast<std::size_t>(samples));
+  for (double& sample : hz) {
+    const auto start = Clock::now();
+    dependent_chain(kIterations);
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    sample = static_cast<double>(kIterations * kCyclesPerIteration) / seconds;
+  }
+  const auto middle = hz.begin() + samples / 2;
+  std::nth_element(hz.begin(), middle, hz.end());
+  return *middle;
 }
 
 }  // namespace cryptobench::bench

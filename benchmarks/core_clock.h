@@ -9,11 +9,14 @@ namespace cryptobench::bench {
 // ramped up, and the slowest samples are the ones the scheduler interrupted).
 double measure_core_hz();
 
-// mean_core_hz: the mean of `samples` ~1 ms measurements: the clock as
-// dependent chains see it now. On a shared VM it wanders (measured here: a
-// standard deviation of 2.5% between 1-ms samples, 1.3% between 10-ms ones,
-// and 3.5-4.1 GHz within minutes), and work running now sees the same
-// average, so benchmarks and the AES limits are measured against it.
-double mean_core_hz(int samples);
+// current_core_hz: the median of `samples` ~0.25 ms measurements: the clock
+// as dependent chains see it now. On a shared VM it wanders (measured here: a
+// standard deviation of 2.5% between 1-ms samples, and 3.5-4.1 GHz within
+// minutes), so benchmarks are measured against a sample taken around their
+// loop. The median, not the mean: a sample the scheduler interrupted reads a
+// clock several times too slow, and under load (a 2-core VM running five
+// compilers) the mean of two 1-ms samples read 0.8-1.7 GHz against a real
+// 3.15, which put figures below the hardware bound.
+double current_core_hz(int samples);
 
 }  // namespace cryptobench::bench

@@ -201,12 +201,12 @@ void run_cell(benchmark::State& state, const Cell& cell, const CellSetup& shared
   // Cycles are wall time x the clock, and this VM's clock, as dependent
   // chains see it, wanders by a few percent from millisecond to millisecond
   // (a neighbour's load, or turbo) and by more over minutes, so it is
-  // sampled around each loop rather than once per run. One thread: 2 ms
-  // before and after the loop, averaged (the short loops Google Benchmark
-  // uses to size the run, which it does not report, get the one before
-  // only). More threads: thread 0 alone, 2 ms after the stop barrier, while
-  // the others sleep, so the sample has a core to itself.
-  const double hz_before = cell.threads == 1 ? mean_core_hz(2) : 0;
+  // sampled around each loop rather than once per run (core_clock.h). One
+  // thread: 2 ms before and after the loop, averaged (the short loops Google
+  // Benchmark uses to size the run, which it does not report, get the one
+  // before only). More threads: thread 0 alone, 2 ms after the stop barrier,
+  // while the others sleep, so the sample has a core to itself.
+  const double hz_before = cell.threads == 1 ? current_core_hz(9) : 0;
   // Read before the start barrier: thread 0 publishes this loop's sample
   // only after its loop, which starts after every thread has read this.
   const std::uint64_t clock_generation = g_clock_generation.load();
@@ -234,9 +234,9 @@ void run_cell(benchmark::State& state, const Cell& cell, const CellSetup& shared
   const double loop_seconds = std::chrono::duration<double>(stop - start).count();
   double core_hz = 0;
   if (cell.threads == 1) {
-    core_hz = loop_seconds >= 0.01 ? (hz_before + mean_core_hz(2)) / 2 : hz_before;
+    core_hz = loop_seconds >= 0.01 ? (hz_before + current_core_hz(9)) / 2 : hz_before;
   } else if (state.thread_index() == 0) {  // always, even after an error: others wait
-    core_hz = mean_core_hz(2);
+    core_hz = current_core_hz(9);
     g_clock_after_loop.store(core_hz);
     g_clock_generation.fetch_add(1);
     g_clock_generation.notify_all();
