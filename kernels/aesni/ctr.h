@@ -170,28 +170,45 @@ void ctr(const KeySchedule& ks, const std::uint8_t* counter, const std::uint8_t*
     out += 16 * kStepBlocks;
     bytes -= 16 * kStepBlocks;
   };
-  while (bytes >= 16 * kStepBlocks) {
-    // Steps whose last bytes, and the next step's first, stay below 256:
-    // every block is the step's first plus a constant added to its last byte
-    // alone, one vector add per register and no byte swap.
-    const std::uint64_t last = low & 0xff;
-    std::size_t simple =
-        last <= 255 - kStepBlocks ? (255 - kStepBlocks - last) / kStepBlocks + 1 : 0;
-    simple = std::min(simple, bytes / (16 * kStepBlocks));
+  if (bytes >= 16 * kStepBlocks) {
+    // first: the step's first counter block in every lane, big-endian. It
+    // is kept in a register from step to step: moving the counter from
+    // integer registers into vector ones each step costs as much as the
+    // byte swaps (measured).
     V first = counter_block();
-    for (std::size_t s = 0; s < simple; ++s) {
+    const V step_low_word = Ops::spread(_mm_set_epi64x(0, static_cast<long long>(kStepBlocks)));
+    while (bytes >= 16 * kStepBlocks) {
+      // Steps whose last bytes, and the next step's first, stay below 256:
+      // every block is `first` plus a constant added to its last byte
+      // alone, one vector add per register and no byte swap.
+      const std::uint64_t last = low & 0xff;
+      std::size_t simple =
+          last <= 255 - kStepBlocks ? (255 - kStepBlocks - last) / kStepBlocks + 1 : 0;
+      simple = std::min(simple, bytes / (16 * kStepBlocks));
+      for (std::size_t s = 0; s < simple; ++s) {
+        V b[kGroup];
+        for (int i = 0; i < kGroup; ++i) b[i] = Ops::add32(first, last_byte[i]);
+        first = Ops::add32(first, step_last_byte);
+        whole_step(b);
+      }
+      low += simple * kStepBlocks;  // its last byte did not carry
+      if (bytes < 16 * kStepBlocks) break;
+      // Once in 256 / kStepBlocks steps the last byte carries: 64-bit adds
+      // on the swapped counter, from `first`, unless the low word carries
+      // too (once in 2^64 / kStepBlocks steps): then from (high, low).
       V b[kGroup];
-      for (int i = 0; i < kGroup; ++i) b[i] = Ops::add32(first, last_byte[i]);
-      first = Ops::add32(first, step_last_byte);
+      if (low <= std::numeric_limits<std::uint64_t>::max() - kStepBlocks) {
+        const V little = Ops::swap(first);
+        for (int i = 0; i < kGroup; ++i) b[i] = Ops::swap(Ops::add64(little, offset[i]));
+        first = Ops::swap(Ops::add64(little, step_low_word));
+        advance(kStepBlocks);
+      } else {
+        counters(std::integral_constant<int, kGroup>{}, b);
+        advance(kStepBlocks);
+        first = counter_block();
+      }
       whole_step(b);
     }
-    low += simple * kStepBlocks;  // its last byte did not carry
-    if (bytes < 16 * kStepBlocks) break;
-    // Once in 256 / kStepBlocks steps the last byte carries.
-    V b[kGroup];
-    counters(std::integral_constant<int, kGroup>{}, b);
-    advance(kStepBlocks);
-    whole_step(b);
   }
   if (bytes == 0) return;
   const auto registers = static_cast<int>((bytes + kRegisterBytes - 1) / kRegisterBytes);
