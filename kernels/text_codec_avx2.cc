@@ -107,10 +107,12 @@ std::size_t base64_decode_avx2(const char* text, std::size_t length, std::uint8_
     const __m256i pairs = _mm256_maddubs_epi16(values, _mm256_set1_epi32(0x01400140));
     const __m256i words = _mm256_madd_epi16(pairs, _mm256_set1_epi32(0x00011000));
     const __m256i bytes = _mm256_shuffle_epi8(words, pack);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(to), _mm256_castsi256_si128(bytes));
     const __m128i hi = _mm256_extracti128_si256(bytes, 1);
-    // Bytes 12..23: the high lane's twelve, as 4 + 8 so nothing past them is written.
-    _mm_storeu_si32(to + 12, hi);
+    // Bytes 0..15 in one store (the low lane's twelve and the high lane's
+    // first four), 16..23 in another: a decryption's 16-byte load of the
+    // first block is then inside one store, which forwards to it.
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(to),
+                     _mm_or_si128(_mm256_castsi256_si128(bytes), _mm_slli_si128(hi, 12)));
     _mm_storel_epi64(reinterpret_cast<__m128i*>(to + 16), _mm_srli_si128(hi, 4));
   };
   const std::size_t quads_end = length / 4 * 4;
