@@ -70,6 +70,29 @@ struct Measurement {
 
 Measurement summarize(const std::vector<double>& cycles, const std::vector<int>& classes);
 
+// time_each: the TSC cycles of call(i) for each sample, fenced so the
+// measured region holds the call alone; exits with `wrong` when a call's
+// outcome is not its class's (call returns false).
+template <class Call>
+std::vector<double> time_each(std::size_t samples, Call&& call, const AesBackend& backend,
+                              const char* wrong) {
+  std::vector<double> cycles(samples);
+  for (std::size_t i = 0; i < samples; ++i) {
+    unsigned aux = 0;
+    _mm_lfence();
+    const std::uint64_t start = __rdtsc();
+    const bool right = call(i);
+    const std::uint64_t stop = __rdtscp(&aux);
+    _mm_lfence();
+    if (!right) {
+      std::fprintf(stderr, "cryptobench-dudect: %s %s\n", backend.info().name.c_str(), wrong);
+      std::exit(1);
+    }
+    cycles[i] = static_cast<double>(stop - start);
+  }
+  return cycles;
+}
+
 Measurement measure_cbc(const AesBackend& backend, std::size_t samples, std::size_t blocks,
                         std::mt19937_64& rng) {
   const std::size_t size = blocks * kAesBlockSize;
@@ -100,24 +123,16 @@ Measurement measure_cbc(const AesBackend& backend, std::size_t samples, std::siz
     }
     (void)cipher->encrypt(Padding::kNone, iv, {plain, size}, {ct, size});
   }
-  std::vector<double> cycles(samples);
   std::vector<std::uint8_t> out(size);
-  for (std::size_t i = 0; i < samples; ++i) {
-    unsigned aux = 0;
-    _mm_lfence();
-    const std::uint64_t start = __rdtsc();
-    const Result r = cipher->decrypt(Padding::kPkcs7, iv, {&inputs[i * size], size}, out);
-
-    const std::uint64_t stop = __rdtscp(&aux);
-    _mm_lfence();
-    if (r.ok() != (classes[i] == 0)) {
-      std::fprintf(stderr, "cryptobench-dudect: %s decided a padding wrongly\n",
-                   backend.info().name.c_str());
-      std::exit(1);
-    }
-    cycles[i] = static_cast<double>(stop - start);
-  }
-  return summarize(cycles, classes);
+  return summarize(
+      time_each(
+          samples,
+          [&](std::size_t i) {
+            const Result r = cipher->decrypt(Padding::kPkcs7, iv, {&inputs[i * size], size}, out);
+            return r.ok() == (classes[i] == 0);
+          },
+          backend, "decided a padding wrongly"),
+      classes);
 }
 
 // measure_gcm: the classes are the position of the wrong tag byte (first or
@@ -143,23 +158,15 @@ Measurement measure_gcm(const AesBackend& backend, std::size_t samples, std::siz
     std::memcpy(t, tag.data(), 16);
     t[classes[i] == 0 ? 0 : 15] ^= static_cast<std::uint8_t>(1 + rng() % 255);
   }
-  std::vector<double> cycles(samples);
   std::vector<std::uint8_t> out(size);
-  for (std::size_t i = 0; i < samples; ++i) {
-    unsigned aux = 0;
-    _mm_lfence();
-    const std::uint64_t start = __rdtsc();
-    const Result r = gcm->open(nonce, aad, ct, {&tags[i * 16], 16}, out);
-    const std::uint64_t stop = __rdtscp(&aux);
-    _mm_lfence();
-    if (r.error != Error::kBadTag) {
-      std::fprintf(stderr, "cryptobench-dudect: %s did not reject a wrong tag\n",
-                   backend.info().name.c_str());
-      std::exit(1);
-    }
-    cycles[i] = static_cast<double>(stop - start);
-  }
-  return summarize(cycles, classes);
+  return summarize(
+      time_each(
+          samples,
+          [&](std::size_t i) {
+            return gcm->open(nonce, aad, ct, {&tags[i * 16], 16}, out).error == Error::kBadTag;
+          },
+          backend, "did not reject a wrong tag"),
+      classes);
 }
 
 Measurement summarize(const std::vector<double>& cycles, const std::vector<int>& classes) {
