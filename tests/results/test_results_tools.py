@@ -9,6 +9,7 @@ Run: /usr/bin/python3 -m unittest discover -s tests/results
 Set CRYPTOBENCH_UPDATE_GOLDEN=1 to rewrite the expected outputs (then review
 the diff before committing).
 """
+import dataclasses
 import copy
 import json
 import lzma
@@ -433,6 +434,19 @@ class AnswerTest(unittest.TestCase):
         self.assertEqual(a.mix, [(107, 1)])
         for v in a.mix_verdicts:
             self.assertNotIn(v.scores[0].fit.backend, ("aesni",))
+
+    def test_many_headroom_lines_leave_the_mix_and_crossovers_on_screen(self):
+        # With CTR and GCM a run has a headroom line per mode; they must not
+        # push the mix verdict and the crossovers off the 40-line screen.
+        full = answer.render_console(self.answer)
+        crowded = dataclasses.replace(self.answer, headroom=self.answer.headroom * 20)
+        lines = answer.render_console(crowded)
+        self.assertLessEqual(len(lines), answer.CONSOLE_LINES)
+        self.assertNotIn("  ... (cut to fit one screen)", lines)
+        later = full[full.index(next(l for l in full if l.startswith("Traffic mix"))):]
+        self.assertEqual(lines[-len(later):], later)
+        more = len(crowded.headroom) - sum(1 for l in lines if l.startswith("  ") and "the hardware allows" in l)
+        self.assertIn(f"  ({more} more in selection.md)", lines)
 
     def test_golden_output(self):
         golden_check(self, "select_decision.expected.txt",

@@ -519,20 +519,28 @@ def render_console(a):
     lines.append("Fastest library per workload (margin over the runner-up [95% interval]):")
     for s in a.sentences:
         lines.append("  " + sentence_text(s, ctx, a.floor, long_names=False))
-    if a.headroom:
-        lines += ["", "Headroom, 1 thread (hand-written kernels show what the hardware allows):"]
-        lines += ["  " + headroom_text(h, ctx) for h in a.headroom]
+    later = []  # the mix verdict and the crossovers: they answer "which library", so they stay
     if a.mix_verdicts:
         total = sum(w for _, w in a.mix)
         mean = sum(s * w for s, w in a.mix) / total
-        lines += ["", f"Traffic mix {a.mix_name} (mean {mean:,.0f} B per message; "
+        later += ["", f"Traffic mix {a.mix_name} (mean {mean:,.0f} B per message; "
                       "time per message from the cost model):"]
-        lines += [mix_text(v, {}, a.floor) for v in a.mix_verdicts]  # backend names alone
+        later += [mix_text(v, {}, a.floor) for v in a.mix_verdicts]  # backend names alone
     cross = crossover_lines(a.run, a.fits)
     if cross:
-        lines += ["", "Cost model (time = a + b x bytes, 1 thread): cheapest library by size"]
-        lines += cross
-        lines += reference_crossovers(a.run, a.fits, only_cheapest=True)
+        later += ["", "Cost model (time = a + b x bytes, 1 thread): cheapest library by size"]
+        later += cross
+        later += reference_crossovers(a.run, a.fits, only_cheapest=True)
+    if a.headroom:
+        # The headroom gets the lines the rest leaves; the others are in selection.md.
+        room = CONSOLE_LINES - 1 - len(lines) - len(later) - 2
+        shown = a.headroom if room >= len(a.headroom) else a.headroom[:max(room - 1, 0)]
+        if shown:
+            lines += ["", "Headroom, 1 thread (hand-written kernels show what the hardware allows):"]
+            lines += ["  " + headroom_text(h, ctx) for h in shown]
+            if len(shown) < len(a.headroom):
+                lines.append(f"  ({len(a.headroom) - len(shown)} more in selection.md)")
+    lines += later
     if len(lines) > CONSOLE_LINES - 1:
         lines = lines[:CONSOLE_LINES - 2] + ["  ... (cut to fit one screen)"]
     lines.append("Full table, every backend and the fits: selection.md")
