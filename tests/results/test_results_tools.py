@@ -375,6 +375,12 @@ class CostModelTest(unittest.TestCase):
             costmodel.load_mix("no-such-preset")
 
 
+def answer_size(text):
+    """The bytes of '16 KiB', '64 B'."""
+    number, unit = text.split()
+    return int(number) << {"B": 0, "KiB": 10, "MiB": 20}[unit]
+
+
 class AnswerTest(unittest.TestCase):
     def setUp(self):
         self.answer = answer.answer(gbench.load_run(DECISION_A))
@@ -447,6 +453,46 @@ class AnswerTest(unittest.TestCase):
         self.assertEqual(lines[-len(later):], later)
         more = len(crowded.headroom) - sum(1 for l in lines if l.startswith("  ") and "the hardware allows" in l)
         self.assertIn(f"  ({more} more in selection.md)", lines)
+
+    def test_size_ranges_never_span_another_sentences_sizes(self):
+        ladder = [16, 64, 256, 1024, 4096, 16384]
+        self.assertEqual(answer._size_ranges([16, 64, 16384], ladder), "16 B - 64 B and 16 KiB")
+        self.assertEqual(answer._size_ranges([256, 1024, 4096], ladder), "256 B - 4 KiB")
+        self.assertEqual(answer._size_ranges([16, 1024, 16384], ladder), "16 B, 1 KiB and 16 KiB")
+        for s in self.answer.sentences:  # every size of a range is one of the sentence's
+            sizes = sorted({size for m in s.members for size in m.sizes})
+            text = answer._size_ranges(sizes, s.ladder)
+            for piece in text.replace(" and ", ", ").split(", "):
+                ends = [s.ladder.index(answer_size(e)) for e in piece.split(" - ")]
+                self.assertTrue(set(s.ladder[ends[0]:ends[-1] + 1]) <= set(sizes), text)
+
+    def test_a_winner_needs_an_interval_above_one(self):
+        # Mann-Whitney p = 0.029 but the bootstrap interval of the margin is
+        # [0.999, 1.51]: not an answer, a tie that says why.
+        fast = [129.7, 98.6, 109.8, 109.3, 95.8, 76.7, 114.5, 93.9, 110.8, 80.4]
+        slow = [78.4, 103.9, 106.5, 65.5, 65.0, 84.3, 95.9, 87.4, 89.6, 70.2]
+        with open(FAST) as f:
+            doc = json.load(f)
+        doc["context"]["backend.cryptopp.library"] = "Crypto++ 8.7.0"
+        doc["benchmarks"] = []
+        for backend, rates in (("openssl", fast), ("cryptopp", slow)):
+            name = (f"grid/backend:{backend}/cipher:aes-128-cbc/op:encrypt/size:16384/codec:none/"
+                    "pool:on/key:cached/real_time/threads:1")
+            for index, rate in enumerate(rates):
+                doc["benchmarks"].append({
+                    "name": name, "run_name": name, "run_type": "iteration", "repetitions": 10,
+                    "repetition_index": index, "threads": 1, "iterations": 1000,
+                    "real_time": 16384 / rate * 1e3, "time_unit": "ns",
+                    "bytes_per_second": rate * 1e6})
+        with tempfile.TemporaryDirectory() as tmp:
+            a = answer.answer(gbench.load_run(write_json(tmp, "run.json", doc)))
+        [r] = a.results
+        self.assertLess(r.p, 0.05)
+        self.assertLessEqual(r.low, 1.0)
+        self.assertEqual(r.verdict, "not-significant")
+        text = answer.sentence_text(a.sentences[0], {}, a.floor)
+        self.assertIn("openssl and cryptopp tie", text)
+        self.assertIn("but the 95% interval reaches 1.00", text)
 
     def test_golden_output(self):
         golden_check(self, "select_decision.expected.txt",

@@ -10,8 +10,9 @@ over the class's sizes of the median of its scenario's figure
 (scenarios.py). Libraries are ranked by score; the margin of the winner over
 the runner-up comes with a 95% bootstrap interval (each repetition sample
 resampled on its own) and the largest two-sided Mann-Whitney p-value over
-the class's sizes. The winner is named only when that p is below alpha and
-the margin is above the run's noise floor (noise.py); otherwise the two tie.
+the class's sizes. The winner is named only when that p is below alpha, the
+interval lies above 1.00 and the margin is above the run's noise floor
+(noise.py); otherwise the two tie.
 Classes with the same verdict that differ only in size, threads, codec or
 buffer pool are told in one sentence; its interval spans theirs.
 """
@@ -99,6 +100,7 @@ class ClassResult:
     high: float = math.nan
     p: float = math.nan
     verdict: str = "single"      # decided, noise, not-significant, untested, single
+    interval_reaches_one: bool = False  # p < alpha, but the interval reaches 1.00: a tie
 
     @property
     def winner(self):
@@ -160,7 +162,10 @@ def classify(run, floor, alpha=0.05):
                 r.verdict = "untested"
             else:
                 r.p = max(stats.mann_whitney(a, b)[1] for a, b in pairs)
-                if r.p >= alpha:
+                # A winner needs its margin's interval above 1 too: a p just
+                # under alpha with an interval reaching below 1.00 is no answer.
+                r.interval_reaches_one = r.p < alpha and r.low <= 1
+                if r.p >= alpha or r.interval_reaches_one:
                     r.verdict = "not-significant"
                 elif floor.measured and r.margin - 1 <= floor.value:
                     r.verdict = "noise"
@@ -175,6 +180,7 @@ def classify(run, floor, alpha=0.05):
 class Sentence:
     fixed: tuple
     members: list = field(default_factory=list)  # ClassResults
+    ladder: list = field(default_factory=list)   # every size measured for `fixed`, ascending
 
     @property
     def first(self):
@@ -193,6 +199,11 @@ def merge(results):
         else:
             outcome = ("tie", r.verdict, tuple(sorted((r.winner, r.runner_up))))
         sentences.setdefault(r.fixed + outcome, Sentence(r.fixed)).members.append(r)
+    ladders = {}
+    for r in results:
+        ladders.setdefault(r.fixed, set()).update(r.sizes)
+    for s in sentences.values():
+        s.ladder = sorted(ladders[s.fixed])
     # Grouped by what is done, then by size and threads: the same order in
     # every run (interleaved runs report benchmarks in no fixed order).
     return sorted(sentences.values(), key=lambda s: (fixed_order(s.fixed), min(s.first.sizes),
@@ -228,8 +239,7 @@ def _describe_dims(sentence):
     parts = []
     seed = sentence.fixed[0] in SEED000
     if sizes and not (len(sizes) == 1 and seed):
-        parts.append(size_text(sizes[0]) if len(sizes) == 1
-                     else f"{size_text(sizes[0])} - {size_text(sizes[-1])}")
+        parts.append(_size_ranges(sizes, sentence.ladder or sizes))
     aad = sentence.fixed[5]
     if aad and not seed:
         # 'AES-128-GCM encryption, 64 B + 13 B AAD': the AAD beside the message size.
@@ -256,8 +266,27 @@ def _describe_dims(sentence):
     return ", ".join(parts)
 
 
+def _size_ranges(sizes, ladder):
+    """'16 B - 64 B and 16 KiB': the sizes as runs of neighbours on the
+    ladder, so that a range never spans a size another sentence answers."""
+    runs = []
+    for size in sizes:
+        if runs and ladder.index(size) == ladder.index(runs[-1][-1]) + 1:
+            runs[-1].append(size)
+        else:
+            runs.append([size])
+    texts = [size_text(r[0]) if len(r) == 1 else f"{size_text(r[0])} - {size_text(r[-1])}"
+             for r in runs]
+    return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
+
+
 def _p_text(p):
     return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
+
+
+def _interval_caveat(reaches_one):
+    """Why a tie with a small p is still a tie: its interval reaches 1.00."""
+    return ", but the 95% interval reaches 1.00" if reaches_one else ""
 
 
 def sentence_text(sentence, context, floor, long_names=True):
@@ -277,7 +306,7 @@ def sentence_text(sentence, context, floor, long_names=True):
                 f"{100 * floor.value:.1f}% noise floor")
     if r.verdict == "not-significant":
         return (head + f"{winner} and {runner_up} tie: {margin:.2f}x{interval}, not significant "
-                f"({_p_text(p)})")
+                f"({_p_text(p)}{_interval_caveat(any(m.interval_reaches_one for m in sentence.members))})")
     return (head + f"{winner}, {margin:.2f}x{interval} over {runner_up}, untested (too few "
             "repetitions: run 5 or more)")
 
@@ -360,6 +389,7 @@ class MixVerdict:
     hand_written: object  # the best hand-written MixScore or None
     ratio: tuple          # (ratio, low, high, p) of the runner-up over the winner
     verdict: str          # decided, noise, not-significant, single
+    interval_reaches_one: bool = False  # p < alpha, but the interval reaches 1.00: a tie
 
 
 def mix_verdicts(run, fit_list, mix, floor, alpha=0.05):
@@ -374,17 +404,19 @@ def mix_verdicts(run, fit_list, mix, floor, alpha=0.05):
         hand_scores, _ = costmodel.mix_scores(hand, mix)
         if not scores:
             continue
-        ratio, verdict = (math.nan,) * 4, "single"
+        ratio, verdict, reaches_one = (math.nan,) * 4, "single", False
         if len(scores) > 1:
             ratio = costmodel.ratio_interval(scores[0], scores[1])
-            if math.isnan(ratio[3]) or ratio[3] >= alpha:
+            reaches_one = ratio[3] < alpha and not ratio[1] > 1
+            if math.isnan(ratio[3]) or ratio[3] >= alpha or reaches_one:
                 verdict = "not-significant"
             elif floor.measured and ratio[0] - 1 <= floor.value:
                 verdict = "noise"
             else:
                 verdict = "decided"
         out.append(MixVerdict(operation_text(cipher, op, aad), scores,
-                              hand_scores[0] if hand_scores else None, ratio, verdict))
+                              hand_scores[0] if hand_scores else None, ratio, verdict,
+                              reaches_one))
     return out
 
 
@@ -403,7 +435,8 @@ def mix_text(v, context, floor):
         text = (f"{first.fit.backend} and {second.fit.backend} tie ({ratio:.2f}x, within the "
                 f"{100 * floor.value:.1f}% noise floor)")
     else:
-        text = f"{first.fit.backend} and {second.fit.backend} tie ({ratio:.2f}x, {_p_text(p)})"
+        text = (f"{first.fit.backend} and {second.fit.backend} tie ({ratio:.2f}x, {_p_text(p)}"
+                f"{_interval_caveat(v.interval_reaches_one)})")
     if v.hand_written:
         text += f"; hand-written {v.hand_written.fit.backend}: {v.hand_written.mb_per_s:,.0f} MB/s"
     return head + text
