@@ -135,6 +135,35 @@ TEST_P(HandWrittenGcmTest, LongMessagesAadAndNonces) {
   }
 }
 
+// A key computes its powers of H as messages first need them: one key
+// through short and long messages in mixed order, then a new key whose
+// short message must not meet the old key's higher powers.
+TEST_P(HandWrittenGcmTest, KeyPowersAddedAsMessagesGrow) {
+  std::mt19937_64 rng(15);
+  for (const std::size_t key_size : {16u, 24u, 32u}) {
+    ByteVector key = random_bytes(rng, key_size);
+    ASSERT_EQ(gcm_->set_key(key), Error::kNone);
+    ASSERT_EQ(reference_->set_key(key), Error::kNone);
+    for (const std::size_t size : {16u, 600u, 1u, 5000u, 48u, 20000u, 200u, 33u}) {
+      const ByteVector nonce = random_bytes(rng, 12), aad = random_bytes(rng, 13);
+      const ByteVector in = random_bytes(rng, size);
+      ByteVector out(size), tag(16), want(size), want_tag(16), back(size);
+      ASSERT_TRUE(gcm_->seal(nonce, aad, in, out, tag).ok());
+      ASSERT_TRUE(reference_->seal(nonce, aad, in, want, want_tag).ok());
+      ASSERT_EQ(out, want) << "size " << size;
+      ASSERT_EQ(tag, want_tag) << "size " << size;
+      ASSERT_TRUE(gcm_->open(nonce, aad, out, tag, back).ok()) << "size " << size;
+      ASSERT_EQ(back, in) << "size " << size;
+    }
+    // The next key's first messages: short, then long enough for every power.
+    for (const std::size_t size : {40u, 3000u}) {
+      check(random_bytes(rng, key_size), random_bytes(rng, 12), {}, random_bytes(rng, size),
+            "new key, size " + std::to_string(size));
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
 // Nonces past OpenSSL's 128 bytes, up to SP 800-38D's 2^16 the interface
 // allows, against OpenSSL's gcm128 over its own AES (the openssl-aes backend).
 TEST_P(HandWrittenGcmTest, LongNonces) {

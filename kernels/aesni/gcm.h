@@ -366,12 +366,34 @@ inline void stitched(const KeySchedule& ks, const GcmKey& key, __m128i& ctr, __m
   if constexpr (Seal) y = ghash_group<T, kN>(key, y, out + (groups - 1) * kBytes);
 }
 
+// add_powers: H^(ready + 1)..H^n, each the last times H^1.
+inline void add_powers(GcmKey& key, int n) {
+  const __m128i h1 = load128(power(key, 1));
+  __m128i hk = load128(power(key, static_cast<std::size_t>(key.ready)));
+  for (int k = key.ready + 1; k <= n; ++k) {
+    hk = multiply(hk, h1);  // H'^(k-1) H' x (the reduction's x) = H'^k
+    store128(key.powers[kGcmMaxPowers - k], hk);
+  }
+  key.ready = std::max(key.ready, n);
+}
+
+// powers_needed: the highest power of H a message's GHASH multiplies by: a
+// pass aggregates at most a group, and never more blocks than its input has.
+template <class T>
+inline int powers_needed(std::size_t nonce_size, std::size_t aad_size, std::size_t size) {
+  const std::size_t longest = std::max({nonce_size == 12 ? 0 : nonce_size, aad_size, size});
+  const std::size_t blocks = (longest + 15) / 16;
+  return static_cast<int>(std::clamp<std::size_t>(blocks, 1, kGroup * T::kBlocks));
+}
+
 template <class T, int Rounds>
-inline void gcm_crypt(const KeySchedule& ks, const GcmKey& key, bool seal,
-                      const std::uint8_t* nonce, std::size_t nonce_size, const std::uint8_t* aad,
-                      std::size_t aad_size, const std::uint8_t* in, std::uint8_t* out,
-                      std::size_t size, std::uint8_t* tag) {
+inline void gcm_crypt(const KeySchedule& ks, GcmKey& key, bool seal, const std::uint8_t* nonce,
+                      std::size_t nonce_size, const std::uint8_t* aad, std::size_t aad_size,
+                      const std::uint8_t* in, std::uint8_t* out, std::size_t size,
+                      std::uint8_t* tag) {
   using G = Gf<Xmm>;
+  const int needed = powers_needed<T>(nonce_size, aad_size, size);
+  if (key.ready < needed) add_powers(key, needed);
   const __m128i zero = _mm_setzero_si128();
   __m128i j0;  // reflected
   if (nonce_size == 12) {
@@ -469,27 +491,22 @@ struct GcmWidth {
     const __m128i carry = _mm_shuffle_epi32(_mm_srai_epi32(h, 31), 0xff);
     const __m128i shifted =
         _mm_or_si128(_mm_slli_epi64(h, 1), _mm_slli_si128(_mm_srli_epi64(h, 63), 8));
-    const __m128i h1 = _mm_xor_si128(shifted, _mm_and_si128(carry, poly));
-    __m128i hk = h1;
-    store128(key->powers[kGcmMaxPowers - 1], hk);
-    for (int k = 2; k <= kGcmMaxPowers; ++k) {
-      hk = multiply(hk, h1);  // H'^(k-1) H' x (the reduction's x) = H'^k
-      store128(key->powers[kGcmMaxPowers - k], hk);
-    }
+    store128(key->powers[kGcmMaxPowers - 1], _mm_xor_si128(shifted, _mm_and_si128(carry, poly)));
+    key->ready = 1;  // the other powers, if any, are the previous key's
   }
-  static void crypt(const KeySchedule& ks, const GcmKey& key, bool seal, const std::uint8_t* nonce,
+  static void crypt(const KeySchedule& ks, GcmKey* key, bool seal, const std::uint8_t* nonce,
                     std::size_t nonce_size, const std::uint8_t* aad, std::size_t aad_size,
                     const std::uint8_t* in, std::uint8_t* out, std::size_t size,
                     std::uint8_t* tag) {
     switch (ks.rounds) {
       case 10:
-        return gcm_crypt<T, 10>(ks, key, seal, nonce, nonce_size, aad, aad_size, in, out, size,
+        return gcm_crypt<T, 10>(ks, *key, seal, nonce, nonce_size, aad, aad_size, in, out, size,
                                 tag);
       case 12:
-        return gcm_crypt<T, 12>(ks, key, seal, nonce, nonce_size, aad, aad_size, in, out, size,
+        return gcm_crypt<T, 12>(ks, *key, seal, nonce, nonce_size, aad, aad_size, in, out, size,
                                 tag);
       default:
-        return gcm_crypt<T, 14>(ks, key, seal, nonce, nonce_size, aad, aad_size, in, out, size,
+        return gcm_crypt<T, 14>(ks, *key, seal, nonce, nonce_size, aad, aad_size, in, out, size,
                                 tag);
     }
   }

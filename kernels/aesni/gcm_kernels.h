@@ -20,18 +20,24 @@ inline constexpr int kGcmMaxPowers = 32;
 
 // GcmKey: the per-key GHASH context, H^32..H^1 (powers[32 - k] is H^k), each
 // byte-reflected and multiplied by x^-1 so the carry-less product needs no
-// shift before the reduction. Secret: wipe it with the key schedule.
+// shift before the reduction. Only H^1..H^ready are computed: a key gets
+// more powers when a message first needs them, so a new key per short
+// message (seed 000) does not pay for 32. Secret: wipe it with the key
+// schedule.
 struct GcmKey {
   alignas(64) std::uint8_t powers[kGcmMaxPowers][16];
+  int ready = 0;
 };
 
-// GcmKernels: GCM at one register width. `crypt` seals (encrypt) or opens:
-// `size` bytes from `in` to `out` (in place allowed, no other overlap), and
-// the full 16-byte tag computed over the ciphertext to `tag`; the caller
-// compares it for open. Lengths are validated by the caller (nonce 1..2^16).
+// GcmKernels: GCM at one register width. `init` computes H^1 for a new
+// key; `crypt` seals (encrypt) or opens: `size` bytes from `in` to `out` (in
+// place allowed, no other overlap), and the full 16-byte tag computed over
+// the ciphertext to `tag`; the caller compares it for open. It adds the key
+// powers the lengths need. Lengths are validated by the caller (nonce
+// 1..2^16).
 struct GcmKernels {
   void (*init)(const KeySchedule&, GcmKey*);
-  void (*crypt)(const KeySchedule&, const GcmKey&, bool encrypt, const std::uint8_t* nonce,
+  void (*crypt)(const KeySchedule&, GcmKey*, bool encrypt, const std::uint8_t* nonce,
                 std::size_t nonce_size, const std::uint8_t* aad, std::size_t aad_size,
                 const std::uint8_t* in, std::uint8_t* out, std::size_t size, std::uint8_t* tag);
 };

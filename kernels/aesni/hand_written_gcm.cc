@@ -20,7 +20,7 @@ Error HandWrittenGcm::schedule_key(Bytes key) {
 Error HandWrittenGcm::seal_checked(Bytes nonce, Bytes aad, Bytes in, std::uint8_t* out,
                                    MutableBytes tag) {
   std::uint8_t full[16];
-  kernels_.crypt(schedule_, key_, true, nonce.data(), nonce.size(), aad.data(), aad.size(),
+  kernels_.crypt(schedule_, &key_, true, nonce.data(), nonce.size(), aad.data(), aad.size(),
                  in.data(), out, in.size(), full);
   std::memcpy(tag.data(), full, tag.size());
   return Error::kNone;
@@ -28,7 +28,7 @@ Error HandWrittenGcm::seal_checked(Bytes nonce, Bytes aad, Bytes in, std::uint8_
 
 Error HandWrittenGcm::open_checked(Bytes nonce, Bytes aad, Bytes in, Bytes tag, std::uint8_t* out) {
   std::uint8_t expected[16];
-  kernels_.crypt(schedule_, key_, false, nonce.data(), nonce.size(), aad.data(), aad.size(),
+  kernels_.crypt(schedule_, &key_, false, nonce.data(), nonce.size(), aad.data(), aad.size(),
                  in.data(), out, in.size(), expected);
   // A mismatch leaves plaintext in `out`; AesGcm::open wipes it.
   const bool ok = constant_time_equal(expected, tag.data(), tag.size());
