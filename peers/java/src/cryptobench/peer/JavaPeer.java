@@ -311,6 +311,7 @@ public final class JavaPeer {
     e.put("cpu_time", (double) v.get("cpu_ns") / threads / iterations);
     e.put("time_unit", "ns");
     if (v.get("alloc_bytes") >= 0) e.put("alloc_bytes_per_op", (double) v.get("alloc_bytes") / iterations);
+    e.put("warmup_seconds", v.get("warmup_ms") / 1000.0);
     // cryptobench's rates: all threads together over the wall time from the common start to the
     // last thread's end.
     e.put("bytes_per_second", v.get("bytes") / wallSeconds);
@@ -396,7 +397,9 @@ public final class JavaPeer {
         + "the JVM does not count allocations, so allocs_per_op is absent, not estimated; escape analysis "
         + "removes some allocations the source makes");
     c.put(b + "method", "one JVM per benchmark (as JMH's fork), the known answers checked in it, "
-        + o.warmupTime + " s of warm-up (JIT compilation) with the benchmark's threads, then "
+        + "warm-up (JIT compilation) with the benchmark's threads in slices until at least "
+        + o.warmupTime + " s have passed and the last three slices' rates are within 5% (at most "
+        + 5 * o.warmupTime + " s; each entry's warmup_seconds says how long), then "
         + o.repetitions + " repetition(s) of at least " + o.minTime + " s back to back (a shorter one "
         + "is re-run with more iterations, as Google Benchmark sizes a run); not interleaved with other "
         + "benchmarks");
@@ -412,6 +415,7 @@ public final class JavaPeer {
     Path tmp = Files.createTempFile(dir, target.getFileName().toString() + ".", ".partial");
     try {
       Files.writeString(tmp, text, StandardCharsets.UTF_8);
+      Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
       Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } finally {
       Files.deleteIfExists(tmp);
@@ -440,8 +444,12 @@ public final class JavaPeer {
     int threads = cell.threads();
     SplittableRandom seeds = new SplittableRandom();
     try {
-      Timing warm = runThreads(cell, seeds.split(), Long.MAX_VALUE, (long) (o.warmupTime * 1e9));
-      long perThread = iterationsFor(o.minTime, warm, threads);
+      Warmup warm = warmUp(cell, seeds, o);
+      if (!warm.settled) {
+        System.err.printf("warm-up did not settle in %.1f s (the last rates, ops/s per thread: %s): "
+            + "the figures may include JIT compilation or a busy machine%n", warm.seconds, warm.lastRates);
+      }
+      long perThread = iterationsFor(o.minTime, warm.last, threads);
       int attempts = 0;
       for (int rep = 0; rep < o.repetitions; ) {
         Timing t = runThreads(cell, seeds.split(), perThread, 0);
@@ -451,8 +459,9 @@ public final class JavaPeer {
           attempts++;
           continue;
         }
-        lines.add(String.format("rep index=%d iterations=%d thread_ns=%d wall_ns=%d cpu_ns=%d bytes=%d alloc_bytes=%d",
-            rep, t.iterations, t.threadNs, t.wallNs, t.cpuNs, t.bytes, t.allocBytes));
+        lines.add(String.format("rep index=%d iterations=%d thread_ns=%d wall_ns=%d cpu_ns=%d bytes=%d "
+            + "alloc_bytes=%d warmup_ms=%d", rep, t.iterations, t.threadNs, t.wallNs, t.cpuNs, t.bytes,
+            t.allocBytes, Math.round(warm.seconds * 1000)));
         rep++;
         attempts = 0;
       }
@@ -462,6 +471,35 @@ public final class JavaPeer {
     }
     Files.write(o.resultFile, lines, StandardCharsets.UTF_8);
     return 0;
+  }
+
+  /** The warm-up: how long it took, whether the rate settled, the last slice. */
+  record Warmup(double seconds, boolean settled, String lastRates, Timing last) {}
+
+  /**
+   * Runs the benchmark in slices until the JIT has settled: at least --warmup_time seconds and the
+   * last three slices' rates within 5% of each other, or 5 x --warmup_time at most (unsettled,
+   * said on stderr). --warmup_time=0: one short slice, only to size the repetitions.
+   */
+  static Warmup warmUp(Cell cell, SplittableRandom seeds, Options o)
+      throws GeneralSecurityException, InterruptedException {
+    int threads = cell.threads();
+    long sliceNs = (long) (Math.max(0.2, Math.min(o.minTime, 1.0)) * 1e9);
+    if (o.warmupTime == 0) sliceNs = (long) (Math.max(o.minTime, 0.001) * 1e9);
+    List<Double> rates = new ArrayList<>();
+    double seconds = 0;
+    while (true) {
+      Timing t = runThreads(cell, seeds.split(), Long.MAX_VALUE, sliceNs);
+      seconds += t.wallNs / 1e9;
+      rates.add(t.iterations / Math.max(t.meanThreadSeconds(threads), 1e-9) / threads);
+      List<Double> last = rates.subList(Math.max(0, rates.size() - 3), rates.size());
+      boolean settled = last.size() == 3
+          && last.stream().mapToDouble(Double::doubleValue).max().getAsDouble()
+              <= 1.05 * last.stream().mapToDouble(Double::doubleValue).min().getAsDouble();
+      String shown = last.stream().map(r -> String.format("%.0f", r)).reduce((a, b) -> a + ", " + b).orElse("");
+      if (o.warmupTime == 0 || (seconds >= o.warmupTime && settled)) return new Warmup(seconds, true, shown, t);
+      if (seconds >= 5 * o.warmupTime) return new Warmup(seconds, false, shown, t);
+    }
   }
 
   /** Iterations per thread for a loop of 1.1 x minTime at the rate `t` shows. */
