@@ -202,10 +202,24 @@ class MergeTest(unittest.TestCase):
         results = jmh.export(self.merged)
         self.assertEqual({r["params"]["backend"] for r in results},
                          {"openssl", "gcrypt", "aesni", "java-17", "go-1.19"})
-        # The JVM counts bytes only: allocations per op are left out for all (the
-        # visualizer needs a metric on every result), bytes per op stay.
+        # The JVM counts bytes only: allocations per op are left off the classes
+        # with a Java result (the visualizer needs a metric on every result of a
+        # class), bytes per op stay; classes without peers keep every metric.
         self.assertIn("·gc.alloc.rate.norm", results[0]["secondaryMetrics"])
         self.assertNotIn("·allocs.per.op", results[0]["secondaryMetrics"])
+
+    def test_jmh_keeps_every_metric_where_no_peer_lacks_it(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "fast_java.json")
+            with open(path, "w") as f:
+                json.dump(merge.merge([FAST, JAVA]), f)
+            results = jmh.export(gbench.load_run(path))
+        for r in results:
+            has_java = any(o["params"]["backend"] == "java-17" for o in results
+                           if o["benchmark"] == r["benchmark"])
+            self.assertEqual("·allocs.per.op" in r["secondaryMetrics"], not has_java, r["benchmark"])
+            self.assertEqual("·cycles.per.byte" in r["secondaryMetrics"], not has_java, r["benchmark"])
+            self.assertIn("·gc.alloc.rate.norm", r["secondaryMetrics"])
 
     def test_compare_pairs_the_peers_by_name(self):
         r = run_cli("compare", self.merged_path, self.merged_path)
