@@ -78,7 +78,8 @@ public final class JavaPeer {
           o.listTests = true;
           continue;
         }
-        if (value == null) throw new UsageException("unknown flag " + arg + " (flags are --name=value)");
+        if (value == null)
+          throw new UsageException("unknown flag " + arg + " (flags are --name=value)");
         switch (name) {
           case "--suite" -> o.suite = value;
           case "--benchmark_filter" -> o.filter = value;
@@ -88,12 +89,12 @@ public final class JavaPeer {
           case "--threads" -> {
             o.threads = new ArrayList<>();
             for (String t : value.split(",")) o.threads.add(positiveInt(name, t));
-          }
+        }
           case "--vectors" -> o.vectors = Path.of(value);
           case "--benchmark_out" -> o.out = value;
           case "--jvm_flags" -> {
             for (String f : value.trim().split("\\s+")) if (!f.isEmpty()) o.jvmFlags.add(f);
-          }
+      }
           case "--child" -> o.child = value;
           case "--result_file" -> o.resultFile = Path.of(value);
           default -> throw new UsageException("unknown flag " + name);
@@ -113,14 +114,16 @@ public final class JavaPeer {
     }
 
     private static double seconds(String name, String value) throws UsageException {
-      String v = value.endsWith("s") ? value.substring(0, value.length() - 1) : value;
-      try {
-        double s = Double.parseDouble(v);
-        if (s >= 0 && Double.isFinite(s)) return s;
-      } catch (NumberFormatException e) {
-        // reported below
-      }
-      throw new UsageException(name + "=" + value + ": not a number of seconds >= 0");
+      String v = value.endsWith("s") ? value.substring(0, value.length() - 1) :
+            value;
+            try {
+              double s = Double.parseDouble(v);
+              if (s >= 0 && Double.isFinite(s))
+                return s;
+            } catch (NumberFormatException e) {
+              // reported below
+            }
+            throw new UsageException(name + "=" + value + ": not a number of seconds >= 0");
     }
   }
 
@@ -163,19 +166,24 @@ public final class JavaPeer {
     }
     List<Cell> selected = new ArrayList<>();
     for (Cell c : cells) {
-      if (filter.matcher(c.name(backend)).find() != invert) selected.add(c);
+      if (filter.matcher(c.name(backend)).find() != invert)
+        selected.add(c);
     }
     if (o.listTests) {
       for (Cell c : selected) System.out.println(c.name(backend));
       return 0;
     }
-    if (selected.isEmpty()) throw new UsageException("--benchmark_filter=" + o.filter + " selects no benchmark of suite " + o.suite);
-    if (o.out == null) throw new UsageException("--benchmark_out=FILE is required");
+    if (selected.isEmpty())
+      throw new UsageException(
+          "--benchmark_filter=" + o.filter + " selects no benchmark of suite " + o.suite);
+    if (o.out == null)
+      throw new UsageException("--benchmark_out=FILE is required");
     String knownAnswers;
     try {
       knownAnswers = KnownAnswers.check(o.vectors);
     } catch (IOException | GeneralSecurityException e) {
-      System.err.println("java peer: known-answer check failed, nothing measured: " + e.getMessage());
+      System.err.println(
+          "java peer: known-answer check failed, nothing measured: " + e.getMessage());
       return 1;
     }
 
@@ -191,7 +199,8 @@ public final class JavaPeer {
       intrinsics.addAll(run.intrinsics);
       if (run.vm != null) {
         if (vm != null && !vm.equals(run.vm)) {
-          throw new IllegalStateException("the JVMs disagree on their options: " + vm + " and " + run.vm);
+          throw new IllegalStateException(
+              "the JVMs disagree on their options: " + vm + " and " + run.vm);
         }
         vm = run.vm;
       }
@@ -200,7 +209,8 @@ public final class JavaPeer {
         System.err.println("java peer: " + name + ": " + run.error);
         entries.add(errorEntry(name, o.repetitions, cell.threads(), run.error));
       }
-      for (String rep : run.repetitions) entries.add(entry(name, family, o.repetitions, cell.threads(), rep));
+      for (String rep : run.repetitions)
+        entries.add(entry(name, family, o.repetitions, cell.threads(), rep));
       family++;
     }
     Map<String, Object> context = context(o, backend, knownAnswers, vm, intrinsics);
@@ -208,10 +218,12 @@ public final class JavaPeer {
     return failed ? 1 : 0;
   }
 
-  record ChildRun(List<String> repetitions, Map<String, String> vm, TreeSet<String> intrinsics, String error) {}
+  record ChildRun(
+      List<String> repetitions, Map<String, String> vm, TreeSet<String> intrinsics, String error) {}
 
   /** Runs one benchmark in a JVM of its own and reads what it wrote. */
-  static ChildRun runChild(Options o, Cell cell, String name) throws IOException, InterruptedException {
+  static ChildRun runChild(Options o, Cell cell, String name)
+      throws IOException, InterruptedException {
     Path results = Files.createTempFile("cryptobench-java-peer", ".txt");
     try {
       List<String> command = new ArrayList<>();
@@ -228,9 +240,11 @@ public final class JavaPeer {
       // The JIT's -XX:+PrintIntrinsics lines say which library methods compiled to stubs.
       Thread out = drain(p.getInputStream(), line -> {
         int at = line.indexOf("(intrinsic");
-        if (at < 0) return;
+        if (at < 0)
+          return;
         for (String token : line.substring(0, at).trim().split("\\s+")) {
-          if (token.startsWith("com.sun.crypto.") || token.startsWith("java.util.Base64")) intrinsics.add(token);
+          if (token.startsWith("com.sun.crypto.") || token.startsWith("java.util.Base64"))
+            intrinsics.add(token);
         }
       });
       Thread err = drain(p.getErrorStream(), line -> {
@@ -243,7 +257,8 @@ public final class JavaPeer {
       List<String> repetitions = new ArrayList<>();
       Map<String, String> vm = null;
       for (String line : Files.readAllLines(results, StandardCharsets.UTF_8)) {
-        if (line.startsWith("rep ")) repetitions.add(line.substring(4));
+        if (line.startsWith("rep "))
+          repetitions.add(line.substring(4));
         if (line.startsWith("vm ")) {
           vm = new LinkedHashMap<>();
           for (String kv : line.substring(3).split(" ")) {
@@ -254,11 +269,14 @@ public final class JavaPeer {
       }
       String error = null;
       if (status != 0) {
-        error = errors.isEmpty() ? "the benchmark's JVM exited with status " + status : errors.get(errors.size() - 1);
+        error = errors.isEmpty() ? "the benchmark's JVM exited with status " + status
+                                 : errors.get(errors.size() - 1);
       } else if (repetitions.size() != o.repetitions) {
-        error = "the benchmark's JVM reported " + repetitions.size() + " of " + o.repetitions + " repetitions";
+        error = "the benchmark's JVM reported " + repetitions.size() + " of " + o.repetitions
+            + " repetitions";
       }
-      if (error != null) repetitions.clear();
+      if (error != null)
+        repetitions.clear();
       return new ChildRun(repetitions, vm, intrinsics, error);
     } finally {
       Files.deleteIfExists(results);
@@ -266,7 +284,8 @@ public final class JavaPeer {
   }
 
   static List<String> childJvmFlags(Options o) {
-    List<String> flags = new ArrayList<>(List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:+PrintIntrinsics"));
+    List<String> flags =
+        new ArrayList<>(List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:+PrintIntrinsics"));
     flags.addAll(o.jvmFlags);
     return flags;
   }
@@ -277,8 +296,9 @@ public final class JavaPeer {
 
   static Thread drain(InputStream in, LineSink sink) {
     Thread t = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-        for (String line; (line = r.readLine()) != null; ) sink.accept(line);
+      try (BufferedReader r =
+               new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+        for (String line; (line = r.readLine()) != null;) sink.accept(line);
       } catch (IOException e) {
         // the child is gone; its status says what happened
       }
@@ -310,7 +330,8 @@ public final class JavaPeer {
     e.put("real_time", (double) v.get("thread_ns") / threads / iterations);
     e.put("cpu_time", (double) v.get("cpu_ns") / threads / iterations);
     e.put("time_unit", "ns");
-    if (v.get("alloc_bytes") >= 0) e.put("alloc_bytes_per_op", (double) v.get("alloc_bytes") / iterations);
+    if (v.get("alloc_bytes") >= 0)
+      e.put("alloc_bytes_per_op", (double) v.get("alloc_bytes") / iterations);
     e.put("warmup_seconds", v.get("warmup_ms") / 1000.0);
     // cryptobench's rates: all threads together over the wall time from the common start to the
     // last thread's end.
@@ -337,14 +358,16 @@ public final class JavaPeer {
     return Json.object(e, 2);
   }
 
-  static Map<String, Object> context(Options o, String backend, String knownAnswers, Map<String, String> vm,
-      TreeSet<String> intrinsics) throws IOException {
+  static Map<String, Object> context(Options o, String backend, String knownAnswers,
+      Map<String, String> vm, TreeSet<String> intrinsics) throws IOException {
     Machine machine = Machine.read();
     Map<String, Object> c = new LinkedHashMap<>();
-    c.put("date", OffsetDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ssxxx")));
+    c.put("date",
+        OffsetDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ssxxx")));
     c.put("host_name", machine.hostName());
-    c.put("executable", ProcessHandle.current().info().command().orElse("java") + " -cp "
-        + System.getProperty("java.class.path") + " " + JavaPeer.class.getName());
+    c.put("executable",
+        ProcessHandle.current().info().command().orElse("java") + " -cp "
+            + System.getProperty("java.class.path") + " " + JavaPeer.class.getName());
     c.put("num_cpus", Runtime.getRuntime().availableProcessors());
     c.put("cpu_model", machine.model());
     c.put("cpu_vendor", machine.vendor());
@@ -360,53 +383,70 @@ public final class JavaPeer {
     } catch (GeneralSecurityException e) {
       provider = "?";
     }
-    c.put(b + "library", System.getProperty("java.vm.vendor") + " OpenJDK " + Runtime.version().version().get(0)
-        + "." + Runtime.version().interim() + "." + Runtime.version().update() + " javax.crypto (" + provider + ")");
+    c.put(b + "library",
+        System.getProperty("java.vm.vendor") + " OpenJDK " + Runtime.version().version().get(0)
+            + "." + Runtime.version().interim() + "." + Runtime.version().update()
+            + " javax.crypto (" + provider + ")");
     c.put(b + "version", System.getProperty("java.runtime.version"));
-    c.put(b + "runtime", System.getProperty("java.runtime.name") + " " + System.getProperty("java.runtime.version")
-        + ", " + System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version") + " ("
-        + System.getProperty("java.vm.vendor") + ", " + System.getProperty("java.vm.info") + ")");
-    String flags = vm == null ? "not reported" : vm.toString().replaceAll("[{}]", "").replace(", ", " ");
+    c.put(b + "runtime",
+        System.getProperty("java.runtime.name") + " " + System.getProperty("java.runtime.version")
+            + ", " + System.getProperty("java.vm.name") + " "
+            + System.getProperty("java.vm.version") + " (" + System.getProperty("java.vm.vendor")
+            + ", " + System.getProperty("java.vm.info") + ")");
+    String flags =
+        vm == null ? "not reported" : vm.toString().replaceAll("[{}]", "").replace(", ", " ");
     c.put(b + "hotspot_flags", flags);
     boolean aesIntrinsics = vm != null && "true".equals(vm.get("UseAESIntrinsics"));
-    c.put(b + "code_path", (aesIntrinsics ? "HotSpot AES intrinsics on (UseAESIntrinsics=true)" :
-        "HotSpot AES intrinsics off: SunJCE's Java AES (table lookups)") + "; SunJCE (AESCrypt, "
-        + "CipherBlockChaining, ElectronicCodeBook); methods the JIT compiled to stubs in the measured "
-        + "JVMs (-XX:+PrintIntrinsics): " + (intrinsics.isEmpty() ? "none" : String.join(", ", intrinsics))
-        + ". JDK 17 has ECB and vector CBC-decryption stubs only for AVX-512 VAES (UseAVX=3, vaes), else "
-        + "AES-NI one block at a time; CBC encryption is a serial AES-NI chain");
-    c.put(b + "codec", "java.util.Base64 (getEncoder/getDecoder; UseBASE64Intrinsics="
-        + (vm == null ? "?" : vm.get("UseBASE64Intrinsics")) + "), java.util.HexFormat");
+    c.put(b + "code_path",
+        (aesIntrinsics ? "HotSpot AES intrinsics on (UseAESIntrinsics=true)"
+                       : "HotSpot AES intrinsics off: SunJCE's Java AES (table lookups)")
+            + "; SunJCE (AESCrypt, "
+            + "CipherBlockChaining, ElectronicCodeBook); methods the JIT compiled to stubs in the measured "
+            + "JVMs (-XX:+PrintIntrinsics): "
+            + (intrinsics.isEmpty() ? "none" : String.join(", ", intrinsics))
+            + ". JDK 17 has ECB and vector CBC-decryption stubs only for AVX-512 VAES (UseAVX=3, vaes), else "
+            + "AES-NI one block at a time; CBC encryption is a serial AES-NI chain");
+    c.put(b + "codec",
+        "java.util.Base64 (getEncoder/getDecoder; UseBASE64Intrinsics="
+            + (vm == null ? "?" : vm.get("UseBASE64Intrinsics")) + "), java.util.HexFormat");
     c.put(b + "codec_source", "library");
     c.put(b + "modes", "ecb,cbc");
-    c.put(b + "jvm_flags", String.join(" ", childJvmFlags(o)) + " (the measured JVMs; -XX:+PrintIntrinsics "
-        + "prints only when the JIT compiles)");
+    c.put(b + "jvm_flags",
+        String.join(" ", childJvmFlags(o)) + " (the measured JVMs; -XX:+PrintIntrinsics "
+            + "prints only when the JIT compiles)");
     c.put(b + "known_answers", knownAnswers);
-    c.put(b + "key_handling", "seed000 (key:per-op): the thread-local Cipher re-initialised with a new "
-        + "SecretKeySpec to encrypt and again to decrypt, as seed 000's program; JDK 17's AESCrypt.init "
-        + "expands a key only when its bytes differ from the last key's (MessageDigest.isEqual), so with "
-        + "the seed's fixed key the schedule is computed once per thread and per op costs the key objects "
-        + "and a comparison (cryptobench's C++ backends expand the key every op); seed002/seed003 "
-        + "(key:cached): Ciphers initialised once per thread");
-    c.put(b + "pool", "pool off: doFinal returning new arrays, Base64 encodeToString, HexFormat.formatHex "
-        + "Strings, the seed-000 message a new String, as idiomatic code; pool on: each thread's own arrays "
-        + "(doFinal into an output array, Base64 encode/decode into byte arrays, hex into a reused "
-        + "StringBuilder); Cipher.init still allocates its key and IV objects");
-    c.put(b + "allocation_counting", "com.sun.management.ThreadMXBean.getCurrentThreadAllocatedBytes "
-        + "of each thread around its timed loop, summed, / operations: bytes only (alloc_bytes_per_op); "
-        + "the JVM does not count allocations, so allocs_per_op is absent, not estimated; escape analysis "
-        + "removes some allocations the source makes");
-    c.put(b + "method", "one JVM per benchmark (as JMH's fork), the known answers checked in it, "
-        + "warm-up (JIT compilation) with the benchmark's threads in slices until at least "
-        + o.warmupTime + " s have passed and the last three slices' rates are within 5% (at most "
-        + 5 * o.warmupTime + " s; each entry's warmup_seconds says how long), then "
-        + o.repetitions + " repetition(s) of at least " + o.minTime + " s back to back (a shorter one "
-        + "is re-run with more iterations, as Google Benchmark sizes a run); not interleaved with other "
-        + "benchmarks");
-    c.put(b + "timing", "System.nanoTime around each thread's loop between a start and a stop barrier; "
-        + "real_time = the threads' mean loop time / all iterations; rates over the wall time from the "
-        + "common start to the last thread's end; no cycles_per_byte or core_ghz: the peer does not "
-        + "measure the core clock");
+    c.put(b + "key_handling",
+        "seed000 (key:per-op): the thread-local Cipher re-initialised with a new "
+            + "SecretKeySpec to encrypt and again to decrypt, as seed 000's program; JDK 17's AESCrypt.init "
+            + "expands a key only when its bytes differ from the last key's (MessageDigest.isEqual), so with "
+            + "the seed's fixed key the schedule is computed once per thread and per op costs the key objects "
+            + "and a comparison (cryptobench's C++ backends expand the key every op); seed002/seed003 "
+            + "(key:cached): Ciphers initialised once per thread");
+    c.put(b + "pool",
+        "pool off: doFinal returning new arrays, Base64 encodeToString, HexFormat.formatHex "
+            + "Strings, the seed-000 message a new String, as idiomatic code; pool on: each thread's own arrays "
+            + "(doFinal into an output array, Base64 encode/decode into byte arrays, hex into a reused "
+            + "StringBuilder); Cipher.init still allocates its key and IV objects");
+    c.put(b + "allocation_counting",
+        "com.sun.management.ThreadMXBean.getCurrentThreadAllocatedBytes "
+            + "of each thread around its timed loop, summed, / operations: bytes only (alloc_bytes_per_op); "
+            + "the JVM does not count allocations, so allocs_per_op is absent, not estimated; escape analysis "
+            + "removes some allocations the source makes");
+    c.put(b + "method",
+        "one JVM per benchmark (as JMH's fork), the known answers checked in it, "
+            + "warm-up (JIT compilation) with the benchmark's threads in slices until at least "
+            + o.warmupTime
+            + " s have passed and the last three slices' rates are within 5% (at most "
+            + 5 * o.warmupTime + " s; each entry's warmup_seconds says how long), then "
+            + o.repetitions + " repetition(s) of at least " + o.minTime
+            + " s back to back (a shorter one "
+            + "is re-run with more iterations, as Google Benchmark sizes a run); not interleaved with other "
+            + "benchmarks");
+    c.put(b + "timing",
+        "System.nanoTime around each thread's loop between a start and a stop barrier; "
+            + "real_time = the threads' mean loop time / all iterations; rates over the wall time from the "
+            + "common start to the last thread's end; no cycles_per_byte or core_ghz: the peer does not "
+            + "measure the core clock");
     return c;
   }
 
@@ -415,7 +455,8 @@ public final class JavaPeer {
     Path tmp = Files.createTempFile(dir, target.getFileName().toString() + ".", ".partial");
     try {
       Files.writeString(tmp, text, StandardCharsets.UTF_8);
-      Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+      Files.setPosixFilePermissions(
+          tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
       Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } finally {
       Files.deleteIfExists(tmp);
@@ -425,7 +466,8 @@ public final class JavaPeer {
   // ---------------------------------------------------------------- the child: measures one cell
 
   /** One timed run of all threads. */
-  record Timing(long iterations, long threadNs, long wallNs, long cpuNs, long bytes, long allocBytes) {
+  record Timing(
+      long iterations, long threadNs, long wallNs, long cpuNs, long bytes, long allocBytes) {
     double meanThreadSeconds(int threads) {
       return threadNs / 1e9 / threads;
     }
@@ -446,12 +488,14 @@ public final class JavaPeer {
     try {
       Warmup warm = warmUp(cell, seeds, o);
       if (!warm.settled) {
-        System.err.printf("warm-up did not settle in %.1f s (the last rates, ops/s per thread: %s): "
-            + "the figures may include JIT compilation or a busy machine%n", warm.seconds, warm.lastRates);
+        System.err.printf(
+            "warm-up did not settle in %.1f s (the last rates, ops/s per thread: %s): "
+                + "the figures may include JIT compilation or a busy machine%n",
+            warm.seconds, warm.lastRates);
       }
       long perThread = iterationsFor(o.minTime, warm.last, threads);
       int attempts = 0;
-      for (int rep = 0; rep < o.repetitions; ) {
+      for (int rep = 0; rep < o.repetitions;) {
         Timing t = runThreads(cell, seeds.split(), perThread, 0);
         double seconds = t.meanThreadSeconds(threads);
         if (seconds < o.minTime && attempts < 4) { // a sizing run: more iterations, again
@@ -459,9 +503,11 @@ public final class JavaPeer {
           attempts++;
           continue;
         }
-        lines.add(String.format("rep index=%d iterations=%d thread_ns=%d wall_ns=%d cpu_ns=%d bytes=%d "
-            + "alloc_bytes=%d warmup_ms=%d", rep, t.iterations, t.threadNs, t.wallNs, t.cpuNs, t.bytes,
-            t.allocBytes, Math.round(warm.seconds * 1000)));
+        lines.add(
+            String.format("rep index=%d iterations=%d thread_ns=%d wall_ns=%d cpu_ns=%d bytes=%d "
+                    + "alloc_bytes=%d warmup_ms=%d",
+                rep, t.iterations, t.threadNs, t.wallNs, t.cpuNs, t.bytes, t.allocBytes,
+                Math.round(warm.seconds * 1000)));
         rep++;
         attempts = 0;
       }
@@ -485,7 +531,8 @@ public final class JavaPeer {
       throws GeneralSecurityException, InterruptedException {
     int threads = cell.threads();
     long sliceNs = (long) (Math.max(0.2, Math.min(o.minTime, 1.0)) * 1e9);
-    if (o.warmupTime == 0) sliceNs = (long) (Math.max(o.minTime, 0.001) * 1e9);
+    if (o.warmupTime == 0)
+      sliceNs = (long) (Math.max(o.minTime, 0.001) * 1e9);
     List<Double> rates = new ArrayList<>();
     double seconds = 0;
     while (true) {
@@ -496,9 +543,14 @@ public final class JavaPeer {
       boolean settled = last.size() == 3
           && last.stream().mapToDouble(Double::doubleValue).max().getAsDouble()
               <= 1.05 * last.stream().mapToDouble(Double::doubleValue).min().getAsDouble();
-      String shown = last.stream().map(r -> String.format("%.0f", r)).reduce((a, b) -> a + ", " + b).orElse("");
-      if (o.warmupTime == 0 || (seconds >= o.warmupTime && settled)) return new Warmup(seconds, true, shown, t);
-      if (seconds >= 5 * o.warmupTime) return new Warmup(seconds, false, shown, t);
+      String shown = last.stream()
+                         .map(r -> String.format("%.0f", r))
+                         .reduce((a, b) -> a + ", " + b)
+                         .orElse("");
+      if (o.warmupTime == 0 || (seconds >= o.warmupTime && settled))
+        return new Warmup(seconds, true, shown, t);
+      if (seconds >= 5 * o.warmupTime)
+        return new Warmup(seconds, false, shown, t);
     }
   }
 
@@ -509,17 +561,19 @@ public final class JavaPeer {
   }
 
   static String hotspotFlags() {
-    HotSpotDiagnosticMXBean hotspot = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+    HotSpotDiagnosticMXBean hotspot =
+        ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
     StringBuilder sb = new StringBuilder();
     for (String flag : new String[] {"UseAES", "UseAESIntrinsics", "UseAESCTRIntrinsics", "UseAVX",
-        "UseBASE64Intrinsics", "UseG1GC", "MaxHeapSize"}) {
+             "UseBASE64Intrinsics", "UseG1GC", "MaxHeapSize"}) {
       String value;
       try {
         value = hotspot.getVMOption(flag).getValue();
       } catch (IllegalArgumentException e) {
         value = "n/a";
       }
-      if (sb.length() > 0) sb.append(' ');
+      if (sb.length() > 0)
+        sb.append(' ');
       sb.append(flag).append('=').append(value);
     }
     return sb.toString();
@@ -545,8 +599,8 @@ public final class JavaPeer {
     for (int i = 0; i < n; i++) threadRngs[i] = rng.split();
     CyclicBarrier start = new CyclicBarrier(n);
     CyclicBarrier stop = new CyclicBarrier(n);
-    long[] ops = new long[n], begin = new long[n], end = new long[n], last = new long[n], cpu = new long[n],
-        alloc = new long[n], bytes = new long[n];
+    long[] ops = new long[n], begin = new long[n], end = new long[n], last = new long[n],
+           cpu = new long[n], alloc = new long[n], bytes = new long[n];
     Throwable[] errors = new Throwable[n];
     boolean counting = allocationsCounted();
     Thread[] workers = new Thread[n];
@@ -587,7 +641,8 @@ public final class JavaPeer {
         alloc[id] = a1 - a0;
         bytes[id] = total;
         try {
-          if (op != null && errors[id] == null) op.verifyLast();
+          if (op != null && errors[id] == null)
+            op.verifyLast();
         } catch (Throwable e) {
           errors[id] = e;
         }
@@ -596,16 +651,18 @@ public final class JavaPeer {
     }
     for (Thread w : workers) w.join();
     for (Throwable e : errors) {
-      if (e instanceof GeneralSecurityException g) throw g;
-      if (e != null) throw new GeneralSecurityException(e.toString(), e);
+      if (e instanceof GeneralSecurityException g)
+        throw g;
+      if (e != null)
+        throw new GeneralSecurityException(e.toString(), e);
     }
     long iterations = Arrays.stream(ops).sum();
     long threadNs = 0;
     for (int i = 0; i < n; i++) threadNs += end[i] - begin[i];
     long wall = Arrays.stream(last).max().getAsLong() - Arrays.stream(begin).min().getAsLong();
     long allocBytes = counting ? Arrays.stream(alloc).sum() : -1;
-    return new Timing(iterations, threadNs, wall, Arrays.stream(cpu).sum(), Arrays.stream(bytes).sum(),
-        allocBytes);
+    return new Timing(iterations, threadNs, wall, Arrays.stream(cpu).sum(),
+        Arrays.stream(bytes).sum(), allocBytes);
   }
 
   static void await(CyclicBarrier barrier) {

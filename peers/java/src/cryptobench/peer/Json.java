@@ -45,19 +45,25 @@ final class Json {
     StringBuilder sb = new StringBuilder("{\n");
     int i = 0;
     for (Map.Entry<String, ?> e : fields.entrySet()) {
-      sb.append(pad).append("  ").append(string(e.getKey())).append(": ").append(value(e.getValue()));
-      sb.append(++i < fields.size() ? ",\n" : "\n");
-    }
-    return sb.append(pad).append('}').toString();
-  }
+            sb.append(pad)
+                .append("  ")
+                .append(string(e.getKey()))
+                .append(": ")
+                .append(value(e.getValue()));
+            sb.append(++i < fields.size() ? ",\n" : "\n");
+          }
+          return sb.append(pad).append('}').toString();
+      }
 
-  /** Google Benchmark's document: {"context": {...}, "benchmarks": [...]}. */
-  static String document(Map<String, ?> context, List<String> benchmarks) {
-    StringBuilder sb = new StringBuilder("{\n  \"context\": ").append(object(context, 2));
-    sb.append(",\n  \"benchmarks\": [\n");
-    for (int i = 0; i < benchmarks.size(); i++) {
-      sb.append("  ").append(benchmarks.get(i)).append(i + 1 < benchmarks.size() ? ",\n" : "\n");
+      /** Google Benchmark's document: {"context": {...}, "benchmarks": [...]}. */
+      static String document(Map<String, ?> context, List<String> benchmarks) {
+        StringBuilder sb = new StringBuilder("{\n  \"context\": ").append(object(context, 2));
+        sb.append(",\n  \"benchmarks\": [\n");
+        for (int i = 0; i < benchmarks.size(); i++) {
+          sb.append("  ")
+              .append(benchmarks.get(i))
+              .append(i + 1 < benchmarks.size() ? ",\n" : "\n");
+        }
+        return sb.append("  ]\n}\n").toString();
+      }
     }
-    return sb.append("  ]\n}\n").toString();
-  }
-}

@@ -25,8 +25,8 @@ final class KnownAnswers {
 
   private static final HexFormat HEX = HexFormat.of();
 
-  record Record(boolean encrypt, int count, byte[] key, byte[] iv, byte[] plaintext,
-      byte[] ciphertext) {}
+  record Record(
+      boolean encrypt, int count, byte[] key, byte[] iv, byte[] plaintext, byte[] ciphertext) {}
 
   /**
    * Reads an AESAVS ECB or CBC file: a section header before any record, each record COUNT then
@@ -41,20 +41,23 @@ final class KnownAnswers {
     List<String> lines = Files.readAllLines(path, StandardCharsets.US_ASCII);
     for (int number = 1; number <= lines.size() + 1; number++) {
       String line = number <= lines.size() ? lines.get(number - 1).strip() : "COUNT = end";
-      if (line.isEmpty() || line.startsWith("#")) continue;
+      if (line.isEmpty() || line.startsWith("#"))
+        continue;
       boolean header = line.equals("[ENCRYPT]") || line.equals("[DECRYPT]");
       String[] kv = line.split(" = ", 2);
       if (header || kv[0].equals("COUNT")) {
         if (count != null) {
-          if (fields[0] == null || fields[2] == null || fields[3] == null || (withIv && fields[1] == null)) {
-            throw new IOException(path + ":" + number + ": record COUNT = " + count + " is incomplete");
+          if (fields[0] == null || fields[2] == null || fields[3] == null
+              || (withIv && fields[1] == null)) {
+            throw new IOException(
+                path + ":" + number + ": record COUNT = " + count + " is incomplete");
           }
           if (fields[2].length != fields[3].length || fields[2].length % 16 != 0) {
             throw new IOException(path + ":" + number + ": record COUNT = " + count
                 + ": lengths are not equal whole blocks");
           }
-          records.add(new Record("[ENCRYPT]".equals(section), count, fields[0], fields[1], fields[2],
-              fields[3]));
+          records.add(new Record(
+              "[ENCRYPT]".equals(section), count, fields[0], fields[1], fields[2], fields[3]));
           count = null;
           fields = new byte[4][];
         }
@@ -62,9 +65,12 @@ final class KnownAnswers {
           section = line;
           continue;
         }
-        if (number > lines.size()) break;
-        if (section == null) throw new IOException(path + ":" + number + ": a record before [ENCRYPT] or [DECRYPT]");
-        if (kv.length != 2) throw new IOException(path + ":" + number + ": not 'NAME = value'");
+        if (number > lines.size())
+          break;
+        if (section == null)
+          throw new IOException(path + ":" + number + ": a record before [ENCRYPT] or [DECRYPT]");
+        if (kv.length != 2)
+          throw new IOException(path + ":" + number + ": not 'NAME = value'");
         try {
           count = Integer.parseInt(kv[1]);
         } catch (NumberFormatException e) {
@@ -72,8 +78,10 @@ final class KnownAnswers {
         }
         continue;
       }
-      if (kv.length != 2) throw new IOException(path + ":" + number + ": not 'NAME = value': " + line);
-      if (count == null) throw new IOException(path + ":" + number + ": " + kv[0] + " outside a record");
+      if (kv.length != 2)
+        throw new IOException(path + ":" + number + ": not 'NAME = value': " + line);
+      if (count == null)
+        throw new IOException(path + ":" + number + ": " + kv[0] + " outside a record");
       int index = switch (kv[0]) {
         case "KEY" -> 0;
         case "IV" -> 1;
@@ -163,52 +171,55 @@ final class KnownAnswers {
     pooled.decryptAndCompare(pooledText);
     // Seed 003: every codec and pool.
     for (String[] c : ECB) {
-      for (String codec : Cell.CODECS) {
-        for (boolean pool : new boolean[] {false, true}) {
-          Workloads.Seed003 s = new Workloads.Seed003(HEX.parseHex(ECB_KEY),
-              c[0].getBytes(StandardCharsets.US_ASCII), codec, pool);
-          s.run(0);
-          String expected = codec.equals("base64") ? c[2] : c[1];
-          if (!s.outputText().equals(expected)) {
-            throw new GeneralSecurityException("seed 003 (codec " + codec + ", pool " + (pool ? "on" : "off")
-                + ") of \"" + c[0] + "\": " + s.outputText() + ", expected " + expected);
+            for (String codec : Cell.CODECS) {
+              for (boolean pool : new boolean[] {false, true}) {
+                Workloads.Seed003 s = new Workloads.Seed003(
+                    HEX.parseHex(ECB_KEY), c[0].getBytes(StandardCharsets.US_ASCII), codec, pool);
+                s.run(0);
+                String expected = codec.equals("base64") ? c[2] : c[1];
+                if (!s.outputText().equals(expected)) {
+                  throw new GeneralSecurityException("seed 003 (codec " + codec + ", pool "
+                      + (pool ? "on" : "off") + ") of \"" + c[0] + "\": " + s.outputText()
+                      + ", expected " + expected);
+                }
+                s.verifyLast();
+              }
+            }
           }
-          s.verifyLast();
-        }
+          // Seed 002.
+          Workloads.Seed002 s = new Workloads.Seed002(HEX.parseHex(CBC256_KEY),
+              HEX.parseHex(CBC256_IV), CBC256_PLAIN.getBytes(StandardCharsets.US_ASCII));
+          s.run(0);
+          if (!HEX.formatHex(s.lastCiphertext).equals(CBC256_HEX)) {
+            throw new GeneralSecurityException("seed 002: ciphertext "
+                + HEX.formatHex(s.lastCiphertext) + ", expected " + CBC256_HEX);
+          }
       }
-    }
-    // Seed 002.
-    Workloads.Seed002 s = new Workloads.Seed002(HEX.parseHex(CBC256_KEY), HEX.parseHex(CBC256_IV),
-        CBC256_PLAIN.getBytes(StandardCharsets.US_ASCII));
-    s.run(0);
-    if (!HEX.formatHex(s.lastCiphertext).equals(CBC256_HEX)) {
-      throw new GeneralSecurityException("seed 002: ciphertext " + HEX.formatHex(s.lastCiphertext) + ", expected " + CBC256_HEX);
-    }
-  }
 
-  /** Runs every check; returns what was checked, or throws naming the first failure. */
-  static String check(Path vectors) throws IOException, GeneralSecurityException {
-    Object[][] files = {
-      {"nist_cavp/ECB/ECBMMT128.rsp", "AES/ECB/PKCS5Padding", false},
-      {"nist_cavp/CBC/CBCMMT128.rsp", "AES/CBC/PKCS5Padding", true},
-      {"nist_cavp/CBC/CBCMMT256.rsp", "AES/CBC/PKCS5Padding", true},
-    };
-    int records = 0;
-    for (Object[] f : files) {
-      Path path = vectors.resolve((String) f[0]);
-      for (Record r : readAesvs(path, (Boolean) f[2])) {
-        try {
-          checkRecord((String) f[1], r);
-        } catch (GeneralSecurityException e) {
-          throw new GeneralSecurityException(path + ": " + e.getMessage(), e);
+      /** Runs every check; returns what was checked, or throws naming the first failure. */
+      static String check(Path vectors) throws IOException, GeneralSecurityException {
+        Object[][] files = {
+            {"nist_cavp/ECB/ECBMMT128.rsp", "AES/ECB/PKCS5Padding", false},
+            {"nist_cavp/CBC/CBCMMT128.rsp", "AES/CBC/PKCS5Padding", true},
+            {"nist_cavp/CBC/CBCMMT256.rsp", "AES/CBC/PKCS5Padding", true},
+        };
+        int records = 0;
+        for (Object[] f : files) {
+          Path path = vectors.resolve((String) f[0]);
+          for (Record r : readAesvs(path, (Boolean) f[2])) {
+            try {
+              checkRecord((String) f[1], r);
+            } catch (GeneralSecurityException e) {
+              throw new GeneralSecurityException(path + ": " + e.getMessage(), e);
+            }
+            records++;
+          }
         }
-        records++;
+        fixedAnswers();
+        return records
+            + " NIST CAVP AESAVS records (ECBMMT128, CBCMMT128, CBCMMT256) through the workloads' "
+            + "transformations (AES/ECB/PKCS5Padding, AES/CBC/PKCS5Padding), and fixed `openssl enc` outputs "
+            + "of the seed-000 roundtrip (both pools), seed 003's ECB with every codec and pool, and seed "
+            + "002's AES-256-CBC, in every JVM before it measures; every roundtrip is compared in the timed loop";
       }
     }
-    fixedAnswers();
-    return records + " NIST CAVP AESAVS records (ECBMMT128, CBCMMT128, CBCMMT256) through the workloads' "
-        + "transformations (AES/ECB/PKCS5Padding, AES/CBC/PKCS5Padding), and fixed `openssl enc` outputs "
-        + "of the seed-000 roundtrip (both pools), seed 003's ECB with every codec and pool, and seed "
-        + "002's AES-256-CBC, in every JVM before it measures; every roundtrip is compared in the timed loop";
-  }
-}

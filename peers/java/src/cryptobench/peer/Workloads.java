@@ -73,7 +73,8 @@ final class Workloads {
   static Operation create(Cell cell, Inputs inputs, SplittableRandom rng)
       throws GeneralSecurityException {
     return switch (cell.scenario()) {
-      case "seed000" -> cell.pool() ? new Seed000Pooled(inputs.prefix) : new Seed000Fresh(inputs.prefix);
+      case "seed000" -> cell.pool() ? new Seed000Pooled(inputs.prefix):
+        new Seed000Fresh(inputs.prefix);
       case "seed002" -> new Seed002(inputs.key, inputs.iv, randomBytes(rng, cell.size()));
       case "seed003" -> new Seed003(inputs.key, randomBytes(rng, cell.size()), cell.codec(), cell.pool());
       default -> throw new IllegalArgumentException("no such scenario: " + cell.scenario());
@@ -279,9 +280,10 @@ final class Workloads {
       this.codec = codec;
       this.pool = pool;
       int n = cipher.getOutputSize(plain.length);
-      ciphertext = pool ? new byte[n] : null;
-      base64 = pool && codec.equals("base64") ? new byte[(n + 2) / 3 * 4] : null;
-      hex = pool && codec.equals("hex") ? new StringBuilder(2 * n) : null;
+      ciphertext = pool ? new byte[n] :
+        null;
+        base64 = pool && codec.equals("base64") ? new byte[(n + 2) / 3 * 4] : null;
+        hex = pool && codec.equals("hex") ? new StringBuilder(2 * n) : null;
     }
 
     @Override
@@ -314,18 +316,20 @@ final class Workloads {
     /** The last output as text (Base64, hex) or as hex of the ciphertext (codec none). */
     String outputText() {
       if (lastOutput instanceof byte[] bytes) {
-        return codec.equals("base64") ? new String(bytes, StandardCharsets.US_ASCII) : HEX.formatHex(bytes);
+        return codec.equals("base64") ? new String(bytes, StandardCharsets.US_ASCII) :
+            HEX.formatHex(bytes);
+        }
+        return lastOutput.toString();
       }
-      return lastOutput.toString();
-    }
 
-    @Override
-    public void verifyLast() throws GeneralSecurityException {
-      if (lastOutput == null) return;
-      String text = outputText();
-      byte[] out;
-      try {
-        out = switch (codec) {
+      @Override
+      public void verifyLast() throws GeneralSecurityException {
+        if (lastOutput == null)
+          return;
+        String text = outputText();
+        byte[] out;
+        try {
+          out = switch (codec) {
           case "base64" -> Base64.getDecoder().decode(text);
           default -> HEX.parseHex(text);
         };
