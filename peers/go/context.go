@@ -24,12 +24,13 @@ import (
 var cpuFlagNames = []string{"sse4_1", "ssse3", "aes", "pclmulqdq", "avx", "avx2", "vaes",
 	"vpclmulqdq", "avx512f", "avx512bw", "avx512vl", "sha_ni"}
 
-// cpuInfo returns /proc/cpuinfo's vendor_id and the cryptobench flags its
-// first "flags" line lists.
-func cpuInfo() (vendor, flags string) {
+// cpuInfo returns /proc/cpuinfo's vendor_id, the cryptobench flags its first
+// "flags" line lists, and its count of "processor" entries (Google
+// Benchmark's num_cpus, which runtime.NumCPU, the affinity mask, may not be).
+func cpuInfo() (vendor, flags string, processors int) {
 	f, err := os.Open("/proc/cpuinfo")
 	if err != nil {
-		return "?", ""
+		return "?", "", runtime.NumCPU()
 	}
 	defer f.Close()
 	have := map[string]bool{}
@@ -41,6 +42,9 @@ func cpuInfo() (vendor, flags string) {
 			continue
 		}
 		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+		if key == "processor" {
+			processors++
+		}
 		if key == "vendor_id" && vendor == "" {
 			vendor = value
 		}
@@ -56,7 +60,7 @@ func cpuInfo() (vendor, flags string) {
 			in = append(in, name)
 		}
 	}
-	return vendor, strings.Join(in, " ")
+	return vendor, strings.Join(in, " "), processors
 }
 
 // BackendName is the peer's backend name: go-<major>.<minor>.
@@ -108,7 +112,7 @@ func CodePath() string {
 // and knownAnswers what CheckKnownAnswers checked.
 func WriteContext(w io.Writer, suite, knownAnswers string) {
 	host, _ := os.Hostname()
-	vendor, flags := cpuInfo()
+	vendor, flags, processors := cpuInfo()
 	amd64 := buildSetting("GOAMD64")
 	if amd64 == "" && runtime.GOARCH == "amd64" {
 		amd64 = "v1 (the default)"
@@ -118,7 +122,7 @@ func WriteContext(w io.Writer, suite, knownAnswers string) {
 		{"date", time.Now().Format("2006-01-02T15:04:05-07:00")},
 		{"host_name", host},
 		{"executable", os.Args[0]},
-		{"num_cpus", fmt.Sprint(runtime.NumCPU())},
+		{"num_cpus", fmt.Sprint(processors)},
 		{"cpu_vendor", vendor},
 		{"cpu_flags", flags},
 		{"cpu_flags_in_use", flags},

@@ -368,7 +368,7 @@ public final class JavaPeer {
     c.put("executable",
         ProcessHandle.current().info().command().orElse("java") + " -cp "
             + System.getProperty("java.class.path") + " " + JavaPeer.class.getName());
-    c.put("num_cpus", Runtime.getRuntime().availableProcessors());
+    c.put("num_cpus", machine.cpus());
     c.put("cpu_model", machine.model());
     c.put("cpu_vendor", machine.vendor());
     c.put("cpu_flags", machine.flags());

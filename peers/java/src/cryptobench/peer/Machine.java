@@ -15,7 +15,7 @@ import java.util.Set;
  * CPU flags in its vocabulary), so the results tools can tell that the runs come from one
  * machine.
  */
-record Machine(String hostName, String model, String vendor, String flags) {
+record Machine(String hostName, String model, String vendor, String flags, int cpus) {
   /** cryptobench's cpu_flags names, in its order (kernels/cpu_features.cc); Linux's too. */
   static final String[] FLAG_NAMES = {"sse4_1", "ssse3", "aes", "pclmulqdq", "avx", "avx2", "vaes",
       "vpclmulqdq", "avx512f", "avx512bw", "avx512vl", "sha_ni"};
@@ -31,12 +31,15 @@ record Machine(String hostName, String model, String vendor, String flags) {
     String vendor = "?";
     Set<String> have = new HashSet<>();
     boolean flagsSeen = false;
+    int processors = 0; // Google Benchmark's num_cpus: the "processor" entries of /proc/cpuinfo
     for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"), StandardCharsets.UTF_8)) {
       int colon = line.indexOf(':');
       if (colon < 0)
         continue;
       String key = line.substring(0, colon).strip();
       String value = line.substring(colon + 1).strip();
+      if (key.equals("processor"))
+        processors++;
       if (key.equals("model name") && model.equals("?"))
         model = value;
       if (key.equals("vendor_id") && vendor.equals("?"))
@@ -50,6 +53,6 @@ record Machine(String hostName, String model, String vendor, String flags) {
     for (String name : FLAG_NAMES)
       if (have.contains(name))
         flags.add(name);
-    return new Machine(host, model, vendor, String.join(" ", flags));
+    return new Machine(host, model, vendor, String.join(" ", flags), processors);
   }
 }
