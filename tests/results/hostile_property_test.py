@@ -8,7 +8,8 @@ process: a new interpreter per command would allow a few examples only) is
 run on each file and must either refuse it (exit 2, one line
 "cryptobench-results: ...") or give a valid output: the JMH JSON parses with
 a strict parser (no NaN or Infinity), the HTML report is written as UTF-8,
-and no figure shows as nan or inf.
+no figure shows as nan or inf, and what merge and gotest write loads as a
+run.
 
 Deterministic (derandomize: the same examples on every run) and about a
 minute. Needs Debian's python3-hypothesis (tools/install-deps installs it);
@@ -49,6 +50,8 @@ sys.path.insert(0, TOOLS)
 GOLDEN = os.path.join(HERE, "golden")
 BASES = ["run_openssl_aesni.json", "run_bounds.json", "run_keys_openssl_aesni.json"]
 EXAMPLES = int(os.environ.get("CRYPTOBENCH_PROPERTY_EXAMPLES", "300"))
+
+from cryptobench_results import gbench  # noqa: E402
 
 # The CLI's functions, loaded once (not run as __main__).
 CLI_MAIN = runpy.run_path(CLI, run_name="cryptobench_results_cli")["main"]
@@ -205,6 +208,18 @@ class HostileFilesProperty(unittest.TestCase):
         if args[0] == "report":
             self.assertTrue(text.startswith("<!DOCTYPE html>") and text.endswith("</html>\n"), what)
 
+    def check_run_output(self, args, code, err, output):
+        """merge and gotest: refused in one line, or a run every command reads
+        (merge keeps its inputs' entries as written: an aggregate's NaN too)."""
+        what = " ".join(a if len(a) < 80 else a[:80] + "..." for a in args)
+        if code == 2:
+            lines = err.splitlines()
+            self.assertEqual(len(lines), 1, f"{what}: not one line: {err!r}")
+            self.assertTrue(lines[0].startswith("cryptobench-results: "), f"{what}: {err!r}")
+            return
+        self.assertEqual(code, 0, f"{what}: exit {code}: {err!r}")
+        gbench.load_run(output)
+
     @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                      HealthCheck.filter_too_much])
@@ -229,6 +244,14 @@ class HostileFilesProperty(unittest.TestCase):
         for args, output in commands:
             code, out, err = run_main(*args)
             self.check(args, code, out, err, output if code == 0 else None)
+        # The commands that write runs: merge (with a golden run) and gotest.
+        written = os.path.join(self._dir.name, "written.json")
+        for args in (["merge", os.path.join(GOLDEN, other), path, "-o", written],
+                     ["gotest", path, "-o", written]):
+            if os.path.exists(written):
+                os.unlink(written)
+            code, out, err = run_main(*args)
+            self.check_run_output(args, code, err, written)
 
 
 if __name__ == "__main__":

@@ -271,7 +271,11 @@ def parse_json(path, text):
 
 
 def load_run(path):
-    doc = parse_json(path, read_text(path))
+    return run_from_doc(path, parse_json(path, read_text(path)))
+
+
+def run_from_doc(path, doc):
+    """The Run of a parsed results document, checked as load_run checks a file."""
     if not isinstance(doc, dict) or "benchmarks" not in doc or "context" not in doc:
         raise ResultsError(f"{path}: not Google Benchmark JSON (no 'context' and 'benchmarks')")
     if not isinstance(doc["benchmarks"], list):

@@ -11,7 +11,10 @@ Mapping: one JMH class per comparison a user makes, backends side by side.
              seed003 like go test), setups_per_s (keysetup)
 Scores are medians over repetitions, scoreError the 99.9% Student-t
 half-width (JMH's), rawData one fork with one entry per repetition.
-Secondary metrics, present on every result of a run: allocations per op as
+Secondary metrics, present on every result of a class (or on none of them:
+a class holding a backend that lacks one, a JVM peer's allocation count or a
+peer's cycles per byte, leaves it off, and the visualizer then draws that
+class for the other metrics only): allocations per op as
 "·gc.alloc.rate.norm" (B/op, JMH's name, offered in the drop-down), and
 "·allocs.per.op", "·cycles.per.byte", "·time.per.op".
 """
@@ -82,16 +85,21 @@ def params(benchmark):
 def export(run):
     """The JMH result list for a run (benchmarks with errors are left out)."""
     ok = [b for b in run.benchmarks.values() if not b.error]
-    # A metric appears on every result or on none (the visualizer needs that).
-    secondaries = [(name, metric, unit) for name, metric, unit in SECONDARY
-                   if all(b.samples.get(metric) for b in ok)]
+    # A metric appears on every result of a class or on none (the visualizer
+    # needs that).
+    members = {}
+    for b in ok:
+        members.setdefault(class_key(b), []).append(b)
+    secondaries = {key: [(name, metric, unit) for name, metric, unit in SECONDARY
+                         if all(b.samples.get(metric) for b in bs)]
+                   for key, bs in members.items()}
     results = []
     for b in ok:
         method, mode, unit, samples = primary(b)
         if not samples:
             continue
         secondary = {name: metric_object(b.samples[metric], sec_unit)
-                     for name, metric, sec_unit in secondaries}
+                     for name, metric, sec_unit in secondaries[class_key(b)]}
         results.append({
             "jmhVersion": "n/a (cryptobench)",
             "benchmark": f"{class_key(b)}.{method}",

@@ -373,7 +373,12 @@ def section_codec_pool(m):
 def allocation_cell(b):
     """'2.00 (512 B)' per operation; allocations made less than once per
     100 operations are set up once per repetition: per operation 0, and
-    said so (compare never calls them a change)."""
+    said so (compare never calls them a change). A runtime that reports
+    bytes only (the JVM) gets 'n/a (512 B)'; none at all, 'not counted'."""
+    if not b.samples["allocs_per_op"]:
+        if b.samples["alloc_bytes_per_op"]:
+            return f"n/a ({stats.median(b.samples['alloc_bytes_per_op']):,.0f} B)"
+        return "not counted"
     allocs = stats.median(b.samples["allocs_per_op"])
     if compare.one_time_allocations(b):
         once = stats.median([a * n for a, n in zip(b.samples["allocs_per_op"], b.iterations)])
@@ -386,26 +391,38 @@ def section_allocations(m):
     bs, op, size, cipher = overhead_slice(m.run)
     if not bs:
         return absent(heading)
-    if not all(b.samples["allocs_per_op"] for b in bs):
+    counted = [b for b in bs if b.samples["allocs_per_op"]]
+    if not counted and not any(b.samples["alloc_bytes_per_op"] for b in bs):
         return absent(heading, "Not counted in this run (sanitizer build).")
-    groups = variant_groups(m, bs, lambda b: (0.0 if compare.one_time_allocations(b) else
-                                              stats.median(b.samples["allocs_per_op"]), None, None))
+    # The chart counts allocations; a backend whose runtime reports bytes only
+    # (or nothing) is in the table alone.
+    groups = variant_groups(m, counted, lambda b: (0.0 if compare.one_time_allocations(b) else
+                                                   stats.median(b.samples["allocs_per_op"]), None,
+                                                   None))
+    variants = [label for label, _ in variant_groups(m, bs, lambda b: (0.0, None, None))]
     table = OrderedDict()  # backend -> {variant: (allocs, bytes)}
     for b in bs:
         table.setdefault(b.params["backend"], {})[variant_label(b)] = allocation_cell(b)
-    variants = [label for label, _ in groups]
     head = "".join(f"<th>{escape(v.replace(chr(10), ', '))}</th>" for v in variants)
     rows = "".join(f"<tr><td class='l'>{name_html(m, backend, library=False)}</td>" + "".join(
         f"<td>{per[v]}</td>" if v in per else "<td>-</td>" for v in variants)
         + "</tr>" for backend, per in m.by_order(table))
     chart_id = f"{m.prefix}allocations"
-    chart = svg.bar_chart(chart_id, f"{cipher.upper()} {op}, {svg.size_label(size)}: allocations "
-                          "per operation", groups, "allocations/op", "codec, buffer pool")
-    return (f"<h3>{heading}</h3>" +
-            figure(chart_id, chart, "Counted per thread inside the timed loop by interposing malloc "
-                                    "(the libraries' own allocations included), like go test -benchmem.")
-            + f"<p class='note'>Allocations per operation (bytes per operation):</p><table><tr>"
-            f"<th class='l'>backend</th>{head}</tr>{rows}</table>")
+    chart = ""
+    if groups:
+        chart = figure(chart_id, svg.bar_chart(
+            chart_id, f"{cipher.upper()} {op}, {svg.size_label(size)}: allocations per operation",
+            groups, "allocations/op", "codec, buffer pool"),
+            "Counted per thread inside the timed loop by interposing malloc (the libraries' own "
+            "allocations included), like go test -benchmem; a backend measured by another "
+            "program as its context's allocation_counting says.")
+    bytes_only = sorted({b.params["backend"] for b in bs if not b.samples["allocs_per_op"]},
+                        key=m.order)
+    note = (f" {', '.join(bytes_only)}: the runtime does not count allocations (n/a: bytes only, "
+            "or not counted)." if bytes_only else "")
+    return (f"<h3>{heading}</h3>" + chart
+            + f"<p class='note'>Allocations per operation (bytes per operation):{escape(note)}</p>"
+            f"<table><tr><th class='l'>backend</th>{head}</tr>{rows}</table>")
 
 
 def headroom_table(m):
