@@ -34,9 +34,12 @@ Writes, in RUNS_DIR/<UTC time>-pingpong/:
   benchmark.json    Google Benchmark-format JSON (every repetition; names
                     pingpong/backend:B/cipher:C/op:pingpong/size:4/...),
                     which cryptobench-results reads like any run
-  pingpong.txt      the table (medians over repetitions) and the verdict
   processes.jsonl   every process's own JSON line, with its rusage
-  interop.txt       each client against each server, plain and sealed
+  interop.txt       each client against each other language's server
+and from benchmark.json, with cryptobench-results: pingpong.txt (the table,
+medians over repetitions, and whether the AES choice matters end to end),
+answer.txt and selection.md (the ranking with margins and p-values),
+report.html.
 """
 import argparse
 import ctypes
@@ -49,7 +52,6 @@ import re
 import select
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -61,6 +63,7 @@ MESSAGE_SIZE = 4
 PR_SET_PDEATHSIG = 1
 POLL_SECONDS = 0.05
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class RunError(Exception):
@@ -389,10 +392,6 @@ def interop(peers, backend, workdir, timeout, say):
 
 # ------------------------------------------------------------------ results
 
-def median(xs):
-    return statistics.median(xs) if xs else None
-
-
 def entries(cell, runs, connections, pings):
     """Google Benchmark-format entries, one per repetition."""
     out = []
@@ -473,7 +472,7 @@ def make_context(args, peers, registry, cells, results, skipped, interop_lines, 
         "cpu_model": cpu_model(),
         "kernel": platform.release(),
         "cryptobench_suite": "pingpong",
-        "git_commit": git_commit(args.source_dir),
+        "git_commit": git_commit(SOURCE_DIR),
         "build_dir": args.build_dir,
         "pingpong.connections": str(args.connections),
         "pingpong.pings": str(args.pings),
@@ -516,72 +515,15 @@ def make_context(args, peers, registry, cells, results, skipped, interop_lines, 
     return ctx
 
 
-def table(cells, results, args):
-    """The plain table: medians over repetitions."""
-    head = ["cell", "backend", "us/ping", "min-max", "p50 us", "p99 us", "srv RSS MiB",
-            "srv anon MiB", "crypto ns/ping", "alone ns", "srv CPU us/ping", "cli CPU us/ping"]
-    rows = []
-    for cell in cells:
-        runs = results[cell]
-        if not runs:
-            continue
-        es = entries(cell, runs, args.connections, args.pings)
-
-        def med(key, scale=1.0, spec=".2f"):
-            xs = [e[key] * scale for e in es if key in e]
-            return "-" if not xs else f"{statistics.median(xs):{spec}}"
-        per = [e["real_time"] / 1000 for e in es]
-        rows.append([cell.title, cell.backend, f"{statistics.median(per):.3f}",
-                     f"{min(per):.3f}-{max(per):.3f}", med("rtt_p50_ns", 1e-3, ".1f"),
-                     med("rtt_p99_ns", 1e-3, ".1f"), med("server_peak_rss_kib", 1 / 1024, ".1f"),
-                     med("server_peak_anon_kib", 1 / 1024, ".1f"), med("crypto_ns_per_ping", 1, ".0f"),
-                     med("crypto_isolated_ns_per_ping", 1, ".0f"),
-                     med("server_cpu_ns_per_ping", 1e-3), med("client_cpu_ns_per_ping", 1e-3)])
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
-    fmt = "  ".join(f"{{:<{w}}}" if i < 2 else f"{{:>{w}}}" for i, w in enumerate(widths))
-    return "\n".join([fmt.format(*head)] + [fmt.format(*r) for r in rows])
-
-
-def verdict(cells, results, args, hand_written):
-    """Does the AES choice matter end to end? The C++ cells side by side."""
-    def med(cell, key):
-        xs = [e[key] for e in entries(cell, results[cell], args.connections, args.pings) if key in e]
-        return statistics.median(xs) if xs else None
-    plain = next((c for c in cells if c.peer.name == "cpp-epoll" and c.cipher == PLAIN and results[c]),
-                 None)
-    sealed = [c for c in cells if c.peer.name == "cpp-epoll" and c.cipher == SEALED and results[c]
-              and c.backend not in hand_written]
-    if not sealed:
-        return "No C++ sealed cell of a library ran: nothing to say about the AES choice."
-    ranked = sorted(sealed, key=lambda c: med(c, "real_time"))
-    fast, slow = ranked[0], ranked[-1]
-    lines = [f"Does the AES choice matter end to end? ({args.connections} connections, "
-             f"{args.pings:,} pings of {MESSAGE_SIZE} B, medians of {args.repetitions} repetitions)"]
-    base = med(plain, "real_time") if plain else None
-    for tag, c in (("fastest", fast), ("slowest", slow)):
-        t = med(c, "real_time")
-        extra = f", +{100 * (t / base - 1):.0f}% over plain ({base / 1000:.3f})" if base else ""
-        lines.append(f"  {tag} library sealed: {c.backend}: {t / 1000:.3f} us/ping{extra}; "
-                     f"crypto {med(c, 'crypto_ns_per_ping'):.0f} ns/ping in the run "
-                     f"({med(c, 'crypto_isolated_ns_per_ping'):.0f} alone), round trip p50 "
-                     f"{med(c, 'rtt_p50_ns') / 1000:.1f} us")
-    if fast is not slow:
-        gap = med(slow, "real_time") - med(fast, "real_time")
-        crypto_gap = med(slow, "crypto_ns_per_ping") - med(fast, "crypto_ns_per_ping")
-        lines.append(f"  between them: {gap:.0f} ns per ping of wall time "
-                     f"({100 * gap / med(fast, 'real_time'):.0f}%), {crypto_gap:.0f} ns of crypto; "
-                     f"a round trip (p50) is {med(fast, 'rtt_p50_ns') / 1000:.0f} us")
-    return "\n".join(lines)
-
-
 # --------------------------------------------------------------------- main
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="run-pingpong", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--build-dir", required=True)
+    p.add_argument("--build-dir", default="build/release")
     p.add_argument("--runs-dir", default="results/runs")
-    p.add_argument("--source-dir", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    p.add_argument("--check-args", action="store_true",
+                   help="check the arguments and exit (before a build)")
     p.add_argument("--connections", type=int, default=100)
     p.add_argument("--pings", type=int, default=1_000_000)
     p.add_argument("--repetitions", type=int, default=5)
@@ -640,6 +582,8 @@ def choose_backends(args, registry):
 def main(argv=None):
     global _pid_log
     args = parse_args(argv if argv is not None else sys.argv[1:])
+    if args.check_args:
+        return 0
     _pid_log = args.pid_log
     caught = []
 
@@ -742,15 +686,32 @@ def _run(args, say):
     for cell in cells:
         doc["benchmarks"] += entries(cell, results[cell], args.connections, args.pings)
     write_json_atomically(os.path.join(run_dir, "benchmark.json"), doc)
-    hand_written = {b["name"] for b in registry
-                    if b["context"].get(f"backend.{b['name']}.library", "").startswith(
-                        "cryptobench hand-written")}
-    text = "\n".join([table(cells, results, args), "", verdict(cells, results, args, hand_written)]
-                     + ([""] + [f"skipped: {s}" for s in skipped] if skipped else []))
-    with open(os.path.join(run_dir, "pingpong.txt"), "w") as f:
-        f.write(text + "\n")
-    print(text)
-    print(f"\nresults in {run_dir}/", flush=True)
+    return derive(run_dir, say)
+
+
+def derive(run_dir, say):
+    """The views of benchmark.json, by cryptobench-results: the table and the
+    verdict (pingpong.txt), the answer (answer.txt), the report."""
+    tool = [sys.executable, os.path.join(SOURCE_DIR, "tools", "results", "cryptobench-results")]
+    run = os.path.join(run_dir, "benchmark.json")
+    outputs = {}
+    for name, argv in (("pingpong.txt", ["pingpong", run]), ("answer.txt", ["select", run]),
+                       ("selection.md", ["select", run, "--markdown"])):
+        out = subprocess.run(tool + argv, capture_output=True, text=True, timeout=600)
+        if out.returncode != 0:
+            raise RunError(f"cryptobench-results {argv[0]} failed: {out.stderr.strip()}")
+        outputs[name] = out.stdout
+        with open(os.path.join(run_dir, name), "w") as f:
+            f.write(out.stdout)
+    out = subprocess.run(tool + ["report", run, "-o", os.path.join(run_dir, "report.html")],
+                         capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        raise RunError(f"cryptobench-results report failed: {out.stderr.strip()}")
+    print(outputs["pingpong.txt"] + "\n" + outputs["answer.txt"], end="")
+    print(f"\nresults in {run_dir}/: pingpong.txt (the table), answer.txt, selection.md, "
+          "report.html,\n  benchmark.json (every repetition), processes.jsonl (each process's own "
+          "figures)" + (", interop.txt" if os.path.exists(os.path.join(run_dir, "interop.txt"))
+                        else ""), flush=True)
     return 0
 
 
