@@ -517,6 +517,18 @@ def make_context(args, peers, registry, cells, results, skipped, interop_lines, 
 
 # --------------------------------------------------------------------- main
 
+def document(args, peers, registry, cells, results, skipped, interop_lines, seed, elapsed):
+    """The run as Google Benchmark-format JSON: the context, then every
+    cell's repetitions (cells in their fixed order)."""
+    doc = {"context": make_context(args, peers, registry, cells, results, skipped, interop_lines,
+                                   seed),
+           "benchmarks": []}
+    doc["context"]["pingpong.elapsed_s"] = f"{elapsed:.0f}"
+    for cell in cells:
+        doc["benchmarks"] += entries(cell, results[cell], args.connections, args.pings)
+    return doc
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="run-pingpong", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -679,12 +691,7 @@ def _run(args, say):
             os.unlink(os.path.join(workdir, name))
         os.rmdir(workdir)
 
-    doc = {"context": make_context(args, peers, registry, cells, results, skipped, interop_lines,
-                                   seed),
-           "benchmarks": []}
-    doc["context"]["pingpong.elapsed_s"] = f"{elapsed:.0f}"
-    for cell in cells:
-        doc["benchmarks"] += entries(cell, results[cell], args.connections, args.pings)
+    doc = document(args, peers, registry, cells, results, skipped, interop_lines, seed, elapsed)
     write_json_atomically(os.path.join(run_dir, "benchmark.json"), doc)
     return derive(run_dir, say)
 
@@ -692,7 +699,7 @@ def _run(args, say):
 def derive(run_dir, say):
     """The views of benchmark.json, by cryptobench-results: the table and the
     verdict (pingpong.txt), the answer (answer.txt), the report."""
-    tool = [sys.executable, os.path.join(SOURCE_DIR, "tools", "results", "cryptobench-results")]
+    tool = [os.path.join(SOURCE_DIR, "tools", "results", "cryptobench-results")]  # /usr/bin/python3
     run = os.path.join(run_dir, "benchmark.json")
     outputs = {}
     for name, argv in (("pingpong.txt", ["pingpong", run]), ("answer.txt", ["select", run]),

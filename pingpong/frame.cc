@@ -30,13 +30,13 @@ std::string_view describe(OpenStatus status) {
     case OpenStatus::kOk:
       return "ok";
     case OpenStatus::kWrongNonce:
-      return "unexpected nonce (replayed, reordered or of another connection)";
+      return "has an unexpected nonce (replayed, reordered or of another connection)";
     case OpenStatus::kBadTag:
       return "does not authenticate (GCM tag mismatch)";
     case OpenStatus::kWrongMessage:
       return "authenticates but is not the expected message";
     case OpenStatus::kLibraryError:
-      return "the AES-GCM library reported an error";
+      return "could not be opened: the AES-GCM library reported an error";
   }
   return "unknown";
 }

@@ -36,7 +36,8 @@ final class Frames {
   static final byte[] PONG_MESSAGE = "Pong".getBytes(StandardCharsets.US_ASCII);
 
   /** Why a frame was refused; null when it was accepted. */
-  static final String WRONG_NONCE = "unexpected nonce (replayed, reordered or of another connection)";
+  static final String WRONG_NONCE =
+      "has an unexpected nonce (replayed, reordered or of another connection)";
   static final String BAD_TAG = "does not authenticate (GCM tag mismatch)";
   static final String WRONG_MESSAGE = "authenticates but is not the expected message";
 

@@ -36,7 +36,7 @@ var (
 	PingMessage = []byte("Ping")
 	PongMessage = []byte("Pong")
 
-	ErrWrongNonce   = errors.New("unexpected nonce (replayed, reordered or of another connection)")
+	ErrWrongNonce   = errors.New("has an unexpected nonce (replayed, reordered or of another connection)")
 	ErrBadTag       = errors.New("does not authenticate (GCM tag mismatch)")
 	ErrWrongMessage = errors.New("authenticates but is not the expected message")
 )
