@@ -79,6 +79,7 @@ class Interrupted(Exception):
 # ---------------------------------------------------------------- processes
 
 _live = {}  # pid -> (role, Popen)
+_stopped = []  # what stop() ended, for the messages
 _pid_log = None
 
 
@@ -128,27 +129,49 @@ def reap(proc, block=False):
     return proc.returncode, usage
 
 
-def stop(proc, grace=3.0):
-    """SIGTERM by PID, SIGKILL after `grace` seconds; reaped either way."""
-    if proc.pid not in _live:
-        return None
+def _ended(done):
+    return f"exit {done[0]}" if done[0] >= 0 else signal.Signals(-done[0]).name
+
+
+def stop(*procs, grace=3.0):
+    """Stops the processes still running, together: SIGTERM by PID to each,
+    SIGKILL to those left after `grace` seconds; all reaped, and how each
+    ended said in `_stopped`. Returns {pid: (status, rusage)}."""
+    out = {}
+    running = []
+    for proc in procs:
+        if proc is None or proc.pid not in _live:
+            continue
+        role = _live[proc.pid][0]
+        done = reap(proc)
+        if done:  # it had ended by itself
+            _stopped.append(f"the {role} (PID {proc.pid}, {_ended(done)}, ended by itself)")
+            out[proc.pid] = done
+        else:
+            running.append((role, proc))
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 10.0)):
-        try:
-            os.kill(proc.pid, sig)
-        except ProcessLookupError:
-            pass
+        for _, proc in running:
+            try:
+                os.kill(proc.pid, sig)
+            except ProcessLookupError:
+                pass
         end = time.monotonic() + wait
-        while time.monotonic() < end:
-            done = reap(proc)
-            if done:
-                return done
+        while running and time.monotonic() < end:
+            for role, proc in list(running):
+                done = reap(proc)
+                if done:
+                    _stopped.append(f"the {role} (PID {proc.pid}, {_ended(done)} after {sig.name})")
+                    out[proc.pid] = done
+                    running.remove((role, proc))
             time.sleep(0.02)
-    return reap(proc, block=True)
+    for role, proc in running:  # SIGKILL cannot be refused: only a wait
+        out[proc.pid] = reap(proc, block=True)
+        _stopped.append(f"the {role} (PID {proc.pid})")
+    return out
 
 
 def stop_all():
-    for _, proc in list(_live.values()):
-        stop(proc, grace=2.0)
+    stop(*(proc for _, proc in list(_live.values())), grace=2.0)
 
 
 def memory_kib(pid):
@@ -327,9 +350,7 @@ def run_pair(server_peer, client_peer, cipher, backend, connections, pings, time
         figures = last_json_line(paths["cout"], "client")
         served = last_json_line(paths["sout"], "server")
     finally:
-        for proc in (client, server):
-            if proc is not None:
-                stop(proc)
+        stop(client, server)
     if figures.get("pings") != pings or served.get("pings") != pings:
         raise RunError(f"the client counted {figures.get('pings')} pongs and the server "
                        f"{served.get('pings')} pings, not {pings}")
@@ -611,11 +632,12 @@ def main(argv=None):
         return _run(args, say)
     except Interrupted as e:
         stop_all()
-        say(f"run-pingpong: interrupted by signal {e.signum}; every process it started is stopped")
+        say(f"run-pingpong: interrupted by signal {e.signum}; every process it started is stopped: "
+            + (", ".join(_stopped) if _stopped else "none was running"))
         return 128 + e.signum
     except RunError as e:
         stop_all()
-        say(f"run-pingpong: {e}")
+        say(f"run-pingpong: {e}" + (f" (stopped {', '.join(_stopped)})" if _stopped else ""))
         return 1
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)

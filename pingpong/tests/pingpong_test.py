@@ -260,7 +260,14 @@ class CleanupTest(unittest.TestCase):
                 _, err = proc.communicate(timeout=30)
                 self.assertEqual(proc.returncode, 128 + sig, err)
                 self.assertIn(f"interrupted by signal {int(sig)}; every process it started is "
-                              "stopped", err)
+                              "stopped: ", err)
+                # Stopped by the driver, by PID, not by dying with it (the
+                # C++ client has no handler: it dies of SIGTERM; the server
+                # says its figures and exits, 143 unless its clients'
+                # connections closed first).
+                server, client = self.pids(log)
+                self.assertIn(f"the client (PID {client}, SIGTERM after SIGTERM)", err)
+                self.assertRegex(err, f"the server \\(PID {server}, exit (143|1) after SIGTERM\\)")
                 self.assert_all_gone(log)
 
     def test_killed_driver_takes_its_children(self):

@@ -162,7 +162,6 @@ def verdict(run, alpha=0.05):
     if fast is not slow:
         gap = slow.median("time_ns") - fast.median("time_ns")
         rtt = fast.median("rtt_p50_ns")
-        crypto_gap = (slow.median("crypto_ns_per_ping") or 0) - (fast.median("crypto_ns_per_ping") or 0)
         p_text = "-" if math.isnan(p) else ("p < 0.001" if p < 0.001 else f"p = {p:.2g}")
         answer = {
             "matters": "yes: the difference is significant and above the run's noise floor",
@@ -171,11 +170,13 @@ def verdict(run, alpha=0.05):
             "not-significant": "no measurable difference: not significant",
             "untested": "untested: too few repetitions (run 5 or more)",
         }[kind]
+        fast_crypto = fast.median("crypto_ns_per_ping") or 0
+        slow_crypto = slow.median("crypto_ns_per_ping") or 0
         lines.append(f"  the choice: {gap:.0f} ns per ping of wall time between them "
-                     f"({100 * gap / fast.median('time_ns'):.0f}%; {p_text}), {crypto_gap:.0f} ns of "
-                     f"crypto; a round trip (p50) takes {rtt / 1000:.0f} us, of which the crypto is "
-                     f"{100 * (fast.median('crypto_ns_per_ping') or 0) / rtt:.1f}% to "
-                     f"{100 * (slow.median('crypto_ns_per_ping') or 0) / rtt:.1f}%. {answer}")
+                     f"({100 * gap / fast.median('time_ns'):.0f}%; {p_text}); their crypto takes "
+                     f"{fast_crypto:.0f} and {slow_crypto:.0f} ns per ping, "
+                     f"{100 * fast_crypto / rtt:.1f}% and {100 * slow_crypto / rtt:.1f}% of a round "
+                     f"trip (p50 {rtt / 1000:.0f} us). {answer[0].upper()}{answer[1:]}")
     return Verdict(plain, fast, slow, slow.median("time_ns") - fast.median("time_ns"), p, floor,
                    kind, lines)
 
