@@ -482,9 +482,9 @@ def git_commit(source_dir):
 def make_context(args, peers, registry, cells, results, skipped, interop_lines, seed):
     cpp, go, java = peers
     impl = {c.peer.name: results[c][0]["impl"] for c in cells if results[c]}
-    go.library = f"Go {impl.get(go.name, 'go-1.19')[3:]} (net, crypto/aes; GOMAXPROCS {os.cpu_count()})"
-    java.library = (f"OpenJDK {impl.get(java.name, 'java-17')[5:]} (java.net, javax.crypto; "
-                    "default JVM flags)")
+    go.library = f"Go {impl.get(go.name, 'go-1.19')[3:]}: net, crypto/aes, GOMAXPROCS {os.cpu_count()}"
+    java.library = (f"OpenJDK {impl.get(java.name, 'java-17')[5:]}: java.net, javax.crypto, "
+                    "default JVM flags")
     ctx = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "host_name": socket.gethostname(),

@@ -177,6 +177,18 @@ def verdict(run, alpha=0.05):
                      f"{fast_crypto:.0f} and {slow_crypto:.0f} ns per ping, "
                      f"{100 * fast_crypto / rtt:.1f}% and {100 * slow_crypto / rtt:.1f}% of a round "
                      f"trip (p50 {rtt / 1000:.0f} us). {answer[0].upper()}{answer[1:]}")
+    for stack in ("Go", "Java"):  # the peers: their stack and their AES together
+        mine = {c.sealed: c for c in cs if c.stack == stack}
+        if not mine:
+            continue
+        parts = []
+        if False in mine:
+            parts.append(f"plain {mine[False].median('time_ns') / 1000:.3f} us per ping")
+        if True in mine:
+            c = mine[True]
+            parts.append(f"sealed {c.median('time_ns') / 1000:.3f} us per ping, crypto "
+                         f"{_f(c.median('crypto_ns_per_ping'), '.0f')} ns per ping")
+        lines.append(f"  {stack} peer: " + "; ".join(parts))
     return Verdict(plain, fast, slow, slow.median("time_ns") - fast.median("time_ns"), p, floor,
                    kind, lines)
 
