@@ -26,8 +26,8 @@ from .answer import is_hand_written, library
 
 SCENARIO = "pingpong"
 COLUMNS = ["cell", "backend", "us/ping", "min-max", "p50 us", "p99 us", "server RSS MiB",
-           "server anon MiB", "crypto ns/ping", "crypto alone ns", "server CPU us/ping",
-           "client CPU us/ping"]
+           "server anon MiB", "crypto ns/ping", "crypto alone ns", "added CPU us/ping",
+           "server CPU us/ping", "client CPU us/ping"]
 
 
 @dataclass
@@ -55,6 +55,22 @@ class Cell:
     def samples(self, metric):
         return self.benchmark.samples.get(metric) or []
 
+    def cpu(self):
+        """Both processes' CPU time per ping (ns), median; None without it."""
+        server, client = self.median("server_cpu_ns_per_ping"), self.median("client_cpu_ns_per_ping")
+        return None if server is None or client is None else server + client
+
+
+def added_cpu(cell, plain):
+    """What sealing adds to a ping's CPU time (both processes, ns): the cell's
+    median against its stack's plain cell. The one crypto figure that means
+    the same for every stack: the in-run timing of the Go and Java peers (a
+    goroutine or thread per connection, 100 of them on the cores) also counts
+    the time a timed thread waits for a core."""
+    if not cell.sealed or plain is None or cell.cpu() is None or plain.cpu() is None:
+        return None
+    return cell.cpu() - plain.cpu()
+
 
 def stack_of(backend):
     if backend.startswith("go-"):
@@ -81,10 +97,17 @@ def _f(value, spec):
     return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:{spec}}"
 
 
+def plain_cells(cs):
+    return {c.stack: c for c in cs if not c.sealed}
+
+
 def rows(run):
     """The table: one row of texts per cell."""
     out = []
-    for c in cells(run):
+    cs = cells(run)
+    plain = plain_cells(cs)
+    for c in cs:
+        added = added_cpu(c, plain.get(c.stack))
         per = [t / 1000 for t in c.samples("time_ns")]
         out.append([c.title + (" (hand-written)" if c.hand_written else ""), c.backend,
                     _f(c.median("time_ns", 1e-3), ".3f"),
@@ -94,6 +117,7 @@ def rows(run):
                     _f(c.median("server_peak_anon_kib", 1 / 1024), ".1f"),
                     _f(c.median("crypto_ns_per_ping"), ".0f"),
                     _f(c.median("crypto_isolated_ns_per_ping"), ".0f"),
+                    _f(None if added is None else added / 1000, ".2f"),
                     _f(c.median("server_cpu_ns_per_ping", 1e-3), ".2f"),
                     _f(c.median("client_cpu_ns_per_ping", 1e-3), ".2f")])
     return out
@@ -149,34 +173,39 @@ def verdict(run, alpha=0.05):
         lines.append(f"  plain: {base / 1000:.3f} us per ping (wall time / pings), round trip p50 "
                      f"{plain.median('rtt_p50_ns') / 1000:.1f} us, p99 "
                      f"{plain.median('rtt_p99_ns') / 1000:.1f} us")
+    plains = plain_cells(cs)
     for tag, c in (("fastest", fast), ("slowest", slow)) if fast is not slow else (("only", fast),):
         t = c.median("time_ns")
         over = f" ({100 * (t / base - 1):+.0f}% against plain)" if base else ""
-        crypto = c.median("crypto_ns_per_ping")
-        cpu = (c.median("server_cpu_ns_per_ping") or 0) + (c.median("client_cpu_ns_per_ping") or 0)
-        share = f", {100 * crypto / cpu:.0f}% of the CPU time a ping costs" if crypto and cpu else ""
+        added, cpu = added_cpu(c, plain), c.cpu()
+        adds = (f"sealing adds {added / 1000:.2f} us of CPU per ping (both processes; "
+                f"{100 * added / cpu:.0f}% of a ping's CPU); " if added is not None and cpu else "")
         lines.append(f"  {tag} library sealed, {c.backend} ({library(run.context, c.backend)}): "
-                     f"{t / 1000:.3f} us per ping{over}; crypto {_f(crypto, '.0f')} ns per ping in "
-                     f"the run{share} ({_f(c.median('crypto_isolated_ns_per_ping'), '.0f')} ns "
-                     f"alone); round trip p50 {c.median('rtt_p50_ns') / 1000:.1f} us")
+                     f"{t / 1000:.3f} us per ping{over}; {adds}crypto "
+                     f"{_f(c.median('crypto_ns_per_ping'), '.0f')} ns per ping timed in the run "
+                     f"({_f(c.median('crypto_isolated_ns_per_ping'), '.0f')} ns alone); round trip "
+                     f"p50 {c.median('rtt_p50_ns') / 1000:.1f} us")
     if fast is not slow:
         gap = slow.median("time_ns") - fast.median("time_ns")
         rtt = fast.median("rtt_p50_ns")
         p_text = "-" if math.isnan(p) else ("p < 0.001" if p < 0.001 else f"p = {p:.2g}")
+        floor_text = f", noise floor {100 * floor.value:.1f}%" if floor.measured else ""
         answer = {
             "matters": "yes: the difference is significant and above the run's noise floor",
-            "noise": (f"no measurable difference: significant but within the run's "
-                      f"{100 * floor.value:.1f}% noise floor"),
+            "noise": "no measurable difference: significant but within the run's noise floor",
             "not-significant": "no measurable difference: not significant",
             "untested": "untested: too few repetitions (run 5 or more)",
         }[kind]
         fast_crypto = fast.median("crypto_ns_per_ping") or 0
         slow_crypto = slow.median("crypto_ns_per_ping") or 0
         lines.append(f"  the choice: {gap:.0f} ns per ping of wall time between them "
-                     f"({100 * gap / fast.median('time_ns'):.0f}%; {p_text}); their crypto takes "
-                     f"{fast_crypto:.0f} and {slow_crypto:.0f} ns per ping, "
-                     f"{100 * fast_crypto / rtt:.1f}% and {100 * slow_crypto / rtt:.1f}% of a round "
-                     f"trip (p50 {rtt / 1000:.0f} us). {answer[0].upper()}{answer[1:]}")
+                     f"({100 * gap / fast.median('time_ns'):.0f}%; {p_text}{floor_text}). "
+                     f"{answer[0].upper()}{answer[1:]}.")
+        lines.append(f"  next to the round trip: their crypto takes {fast_crypto:.0f} and "
+                     f"{slow_crypto:.0f} ns per ping, {100 * fast_crypto / rtt:.1f}% and "
+                     f"{100 * slow_crypto / rtt:.1f}% of a round trip (p50 {rtt / 1000:.0f} us, "
+                     f"mostly the wait behind the other connections' pings); where the cores are "
+                     f"busy, it is the CPU per ping, the throughput, that the library moves")
     for stack in ("Go", "Java"):  # the peers: their stack and their AES together
         mine = {c.sealed: c for c in cs if c.stack == stack}
         if not mine:
@@ -186,8 +215,10 @@ def verdict(run, alpha=0.05):
             parts.append(f"plain {mine[False].median('time_ns') / 1000:.3f} us per ping")
         if True in mine:
             c = mine[True]
-            parts.append(f"sealed {c.median('time_ns') / 1000:.3f} us per ping, crypto "
-                         f"{_f(c.median('crypto_ns_per_ping'), '.0f')} ns per ping")
+            added = added_cpu(c, plains.get(stack))
+            parts.append(f"sealed {c.median('time_ns') / 1000:.3f} us per ping" +
+                         (f", sealing adds {added / 1000:.2f} us of CPU per ping" if added is not None
+                          else ""))
         lines.append(f"  {stack} peer: " + "; ".join(parts))
     return Verdict(plain, fast, slow, slow.median("time_ns") - fast.median("time_ns"), p, floor,
                    kind, lines)
@@ -241,21 +272,25 @@ def section(m, alpha=0.05):
         "The run's wall time over its pings, median of repetitions, whiskers min-max; dashed: "
         "hand-written kernels (headroom, not a choice)."))
     chart_id = f"{m.prefix}pingpong-cpu"
+    plain = plain_cells(cs)
     parts.append(_figure(chart_id, hbar_chart(
-        chart_id, "CPU time per ping, client + server: the crypto's share", "us of CPU per ping",
+        chart_id, "CPU time per ping, client + server: what sealing adds", "us of CPU per ping",
         [(c.title, m.styles[c.backend],
           [(a + b) / 1000 for a, b in zip(c.samples("server_cpu_ns_per_ping"),
                                           c.samples("client_cpu_ns_per_ping"))],
-          c.median("crypto_ns_per_ping", 1e-3)) for c in cs]),
-        "Both processes' user + system time over the pings (medians); dark: the seals and opens "
-        "of a ping (both sides, as timed in the run). The rest is the system calls and the "
-        "loopback TCP stack."))
+          None if added_cpu(c, plain.get(c.stack)) is None
+          else max(added_cpu(c, plain.get(c.stack)), 0) / 1000) for c in cs]),
+        "Both processes' user + system time over the pings (medians, whiskers min-max); dark: "
+        "what sealing adds, against the same stack plain. The rest is the system calls, the "
+        "loopback TCP stack and the runtime."))
     note = ("<p class='note'>us/ping: wall time over pings (seed 001's figure: with many "
             "connections in flight it is the inverse of the throughput, not a round trip); "
             "p50/p99: each ping's round trip, timed in the client; server RSS: its peak (VmHWM), "
             "anon: its peak anonymous memory (heap, stacks; without the libraries' mapped code); "
-            "crypto: both sides' seal and open time per ping in the run, and the same four "
-            "operations alone in a loop.</p>")
+            "crypto: both sides' seal and open time per ping as timed in the run (for Go and Java, "
+            "a goroutine or thread per connection, it also counts a timed thread's waits for a "
+            "core), and the same four operations alone in a loop; added CPU: what sealing adds to "
+            "both processes' CPU time per ping, against the same stack plain.</p>")
     return head + text + note + table + f"<div class='charts'>{''.join(parts)}</div>"
 
 
