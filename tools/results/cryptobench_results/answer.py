@@ -35,6 +35,8 @@ CODECS = {"none": "no codec", "base64": "Base64", "hex": "hex"}
 CONSOLE_LINES = 40
 SEED000 = {"seed000": "Seed-000 roundtrip (AES-128-CBC, Base64, new key per op)",
            "seed000-gcm": "Seed-000 roundtrip in AES-128-GCM (Base64, new key per op)"}
+# Seed 001's TCP ping-pong (cipher none: plain; else every ping and pong sealed).
+PINGPONG = "pingpong"
 
 
 def aad_text(aad):
@@ -221,6 +223,9 @@ def fixed_order(fixed):
 
 def _what(fixed):
     scenario, op, cipher, key, messages, _ = fixed
+    if scenario == PINGPONG:
+        how = "plain" if cipher == "none" else f"every ping and pong sealed with {cipher.upper()}"
+        return f"Seed-001 TCP ping-pong on 127.0.0.1, {how}"
     if scenario in SEED000:
         what = SEED000[scenario]
         return what if op == "roundtrip" else f"{what}, {OPS.get(op, op)} of {messages}"
@@ -235,6 +240,8 @@ def _what(fixed):
 
 def _describe_dims(sentence):
     members = sentence.members
+    if sentence.fixed[0] == PINGPONG:
+        return f"{size_text(members[0].sizes[0])} messages"  # one process per side, whatever threads
     sizes = sorted({s for m in members for s in m.sizes})
     parts = []
     seed = sentence.fixed[0] in SEED000

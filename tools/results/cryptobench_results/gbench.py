@@ -27,6 +27,14 @@ METRICS = ["time_ns", "bytes_per_second", "items_per_second", "ops_per_ms",
 HIGHER_IS_BETTER = {"time_ns": False, "bytes_per_second": True, "items_per_second": True,
                     "ops_per_ms": True, "cycles_per_byte": False, "allocs_per_op": False,
                     "alloc_bytes_per_op": False, "core_ghz": True}
+# Seed 001's TCP ping-pong (pingpong/driver.py): each ping's round trip, the
+# server's memory, the crypto and CPU time per ping; all lower is better.
+PINGPONG_METRICS = ["rtt_p50_ns", "rtt_p90_ns", "rtt_p99_ns", "rtt_p999_ns",
+                    "server_peak_rss_kib", "server_peak_anon_kib", "client_peak_rss_kib",
+                    "crypto_ns_per_ping", "crypto_isolated_ns_per_ping",
+                    "server_cpu_ns_per_ping", "client_cpu_ns_per_ping"]
+METRICS += PINGPONG_METRICS
+HIGHER_IS_BETTER.update({m: False for m in PINGPONG_METRICS})
 # The counters that may be 0: allocations, and bytes for benchmarks that
 # process none (key setup). Every other figure is a time or a rate of at
 # least one operation (cycles_per_byte is written only when bytes > 0): > 0.

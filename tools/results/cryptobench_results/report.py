@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from html import escape
 
 from . import answer as answers
-from . import bounds, compare, stats, svg
+from . import bounds, compare, pingpong, stats, svg
 from .gbench import ResultsError
 
 STYLE = """
@@ -602,7 +602,8 @@ def section_machine(m, label, anchor):
         f"<section id='{escape(anchor)}'><h2>Which AES library: {escape(label)}</h2>",
         f"<p class='note'>{escape(run.path)}: {len(run.benchmarks)} benchmarks x {run.repetitions} "
         f"repetitions.</p><p class='note'>{floor_html(a.floor)}.</p>",
-        section_decisions(m), section_mix(m), section_size_time(m), section_thread_sweep(m),
+        section_decisions(m), pingpong.section(m), section_mix(m), section_size_time(m),
+        section_thread_sweep(m),
         section_codec_pool(m), section_allocations(m), section_cycles(m), section_key_handling(m),
         section_context(run), "</section>"])
 

@@ -1,0 +1,748 @@
+#!/usr/bin/python3
+"""Runs seed 001's TCP ping-pong on 127.0.0.1 and writes the results.
+
+tools/run-pingpong builds the programs and calls this; tests call it with a
+build folder of their own. For each repetition, in an order shuffled anew
+(interleaved, so that the machine's drift spreads over every cell alike), it
+runs every cell: the C++ server and client plain, sealed with AES-128-GCM by
+each chosen cryptobench backend, and the Go and Java peers plain and sealed.
+Each cell is one server and one client process on a free port: the server
+prints its port, the client does its pings, the server ends when all
+connections have closed. Figures:
+
+  us_per_ping            the seed's figure: the client's wall time / pings
+  rtt p50, p90, p99      each ping's round trip, timed in the client
+  server peak RSS        the server's VmHWM (it reads /proc/self/status as it
+                         ends; not ru_maxrss, which counts this script's RSS
+                         from before the exec), the seed's "memory"; and its
+                         peak anonymous RSS (RssAnon, polled): heap and
+                         stacks, without the mapped library code
+  crypto ns per ping     sealed cells: the time both sides spend sealing and
+                         opening, as they measure it in the run; and the same
+                         four operations alone in a tight loop (isolated)
+  CPU per ping           the client's and the server's user + system time
+
+Every process is started by this script, stopped by its PID (SIGTERM, then
+SIGKILL) and reaped; children die with it (PR_SET_PDEATHSIG) should it be
+killed outright; each process has a --timeout of its own and this script a
+deadline per cell. A cell that fails (a pong that does not authenticate, a
+reply that is not "Pong", a process that errs or times out) fails the run:
+exit 1 and one line saying which cell and why. SIGINT, SIGTERM and SIGHUP
+stop the running cell's processes and exit 128 + the signal.
+
+Writes, in RUNS_DIR/<UTC time>-pingpong/:
+  benchmark.json    Google Benchmark-format JSON (every repetition; names
+                    pingpong/backend:B/cipher:C/op:pingpong/size:4/...),
+                    which cryptobench-results reads like any run
+  processes.jsonl   every process's own JSON line, with its rusage
+  interop.txt       each client against each other language's server
+and from benchmark.json, with cryptobench-results: pingpong.txt (the table,
+medians over repetitions, and whether the AES choice matters end to end),
+answer.txt and selection.md (the ranking with margins and p-values),
+report.html.
+"""
+import argparse
+import ctypes
+import datetime
+import json
+import os
+import platform
+import random
+import re
+import select
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+PLAIN = "none"
+SEALED = "aes-128-gcm"
+MESSAGE_SIZE = 4
+PR_SET_PDEATHSIG = 1
+POLL_SECONDS = 0.05
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class RunError(Exception):
+    """A cell or the set-up failed: one line saying which and why."""
+
+
+class Interrupted(Exception):
+    def __init__(self, signum):
+        super().__init__(f"signal {signum}")
+        self.signum = signum
+
+
+# ---------------------------------------------------------------- processes
+
+_live = {}  # pid -> (role, Popen)
+_stopped = []  # what stop() ended, for the messages
+_pid_log = None
+
+
+def _die_with_parent(parent):
+    """preexec_fn: the child gets SIGKILL when this script dies; if the
+    script died before that was set, the child ends at once."""
+    def set_up():
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # blocked by start()
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)
+    return set_up
+
+
+def start(role, argv, out_path, err_path):
+    """Starts argv with stdout and stderr to files, in a session of its own
+    (a terminal's Ctrl-C reaches this script, which stops it by its PID)."""
+    # A signal now would leave a process nobody knows of: it waits until the
+    # process is registered (then the handler stops it with the others).
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                    start_new_session=True,
+                                    preexec_fn=_die_with_parent(os.getpid()))
+        _live[proc.pid] = (role, proc)
+        if _pid_log:
+            with open(_pid_log, "a") as f:
+                f.write(f"{role} {proc.pid}\n")
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    return proc
+
+
+def reap(proc, block=False):
+    """(status, rusage) once the process has ended (None while it runs).
+    status: the exit code, or -signal."""
+    try:
+        pid, status, usage = os.wait4(proc.pid, 0 if block else os.WNOHANG)
+    except ChildProcessError:
+        return None
+    if pid == 0:
+        return None
+    _live.pop(proc.pid, None)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, usage
+
+
+def _ended(done):
+    return f"exit {done[0]}" if done[0] >= 0 else signal.Signals(-done[0]).name
+
+
+def stop(*procs, grace=3.0):
+    """Stops the processes still running, together: SIGTERM by PID to each,
+    SIGKILL to those left after `grace` seconds; all reaped, and how each
+    ended said in `_stopped`. Returns {pid: (status, rusage)}."""
+    out = {}
+    running = []
+    for proc in procs:
+        if proc is None or proc.pid not in _live:
+            continue
+        role = _live[proc.pid][0]
+        done = reap(proc)
+        if done:  # it had ended by itself
+            _stopped.append(f"the {role} (PID {proc.pid}, {_ended(done)}, ended by itself)")
+            out[proc.pid] = done
+        else:
+            running.append((role, proc))
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 10.0)):
+        for _, proc in running:
+            try:
+                os.kill(proc.pid, sig)
+            except ProcessLookupError:
+                pass
+        end = time.monotonic() + wait
+        while running and time.monotonic() < end:
+            for role, proc in list(running):
+                done = reap(proc)
+                if done:
+                    _stopped.append(f"the {role} (PID {proc.pid}, {_ended(done)} after {sig.name})")
+                    out[proc.pid] = done
+                    running.remove((role, proc))
+            time.sleep(0.02)
+    for role, proc in running:  # SIGKILL cannot be refused: only a wait
+        out[proc.pid] = reap(proc, block=True)
+        _stopped.append(f"the {role} (PID {proc.pid})")
+    return out
+
+
+def stop_all():
+    stop(*(proc for _, proc in list(_live.values())), grace=2.0)
+
+
+def memory_kib(pid):
+    """(VmRSS, RssAnon) of a running process in KiB; None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            text = f.read()
+    except OSError:
+        return None
+    fields = dict(re.findall(r"^(VmRSS|RssAnon):\s+(\d+) kB", text, re.M))
+    if "VmRSS" not in fields:
+        return None
+    return int(fields["VmRSS"]), int(fields.get("RssAnon", 0))
+
+
+def last_json_line(path, role):
+    with open(path, errors="replace") as f:
+        lines = [line for line in f.read().splitlines() if line.startswith("{")]
+    if not lines:
+        raise RunError(f"the {role} wrote no figures")
+    try:
+        return json.loads(lines[-1])
+    except json.JSONDecodeError:
+        raise RunError(f"the {role} wrote figures that are not JSON: {lines[-1][:200]}") from None
+
+
+def first_error_line(path):
+    with open(path, errors="replace") as f:
+        lines = [line.strip() for line in f if line.strip()]
+    return lines[0] if lines else "(nothing on stderr)"
+
+
+# -------------------------------------------------------------------- peers
+
+class Peer:
+    """One implementation of the protocol: how to start its server and client."""
+
+    def __init__(self, name, label, server, client, backends=None, why_not=""):
+        self.name = name          # cpp-epoll, go-1.19, java-17
+        self.label = label        # C++, Go, Java
+        self.server = server      # argv prefix
+        self.client = client
+        self.backends = backends  # C++: chooses the AES backend (--backend=)
+        self.why_not = why_not    # why it cannot run here ("" when it can)
+        self.library = ""
+
+    def server_argv(self, backend, key, connections, timeout, extra=()):
+        argv = self.server + ["--port=0", f"--connections={connections}", f"--timeout={timeout}"]
+        return argv + self._crypto(backend, key) + list(extra)
+
+    def client_argv(self, backend, key, port, connections, pings, timeout):
+        argv = self.client + [f"--port={port}", f"--connections={connections}", f"--pings={pings}",
+                              f"--timeout={timeout}"]
+        return argv + self._crypto(backend, key)
+
+    def _crypto(self, backend, key):
+        if key is None:
+            return []
+        return [f"--key={key}"] + ([f"--backend={backend}"] if self.backends is not None else [])
+
+
+def find_peers(build_dir):
+    """The C++ programs (required) and the Go and Java peers (each skipped,
+    with the reason, when its toolchain was missing)."""
+    folder = os.path.join(build_dir, "pingpong")
+    server = os.path.join(folder, "cryptobench-pingpong-server")
+    client = os.path.join(folder, "cryptobench-pingpong-client")
+    for path in (server, client):
+        if not os.access(path, os.X_OK):
+            raise RunError(f"{path} is missing: build it (cmake --build --preset release)")
+    cpp = Peer("cpp-epoll", "C++", [server], [client], backends=[])
+    cpp.library = "cryptobench ping-pong in C++20: one epoll thread per process"
+    go_server = os.path.join(folder, "pingpong-go-server")
+    go_client = os.path.join(folder, "pingpong-go-client")
+    go = Peer("go-1.19", "Go", [go_server], [go_client])
+    if not (os.access(go_server, os.X_OK) and os.access(go_client, os.X_OK)):
+        go.why_not = ("skipped: go was not found when the build was configured (Debian: "
+                      "apt-get install golang-go, or tools/install-deps)")
+    classes = os.path.join(folder, "java-classes")
+    java_bin = _which("java")
+    java = Peer("java-17", "Java", [java_bin or "java", "-cp", classes, "PingPongServer"],
+                [java_bin or "java", "-cp", classes, "PingPongClient"])
+    if not os.path.exists(os.path.join(classes, "built.stamp")):
+        java.why_not = ("skipped: javac was not found when the build was configured (Debian: "
+                        "apt-get install openjdk-17-jdk-headless, or tools/install-deps)")
+    elif not java_bin:
+        java.why_not = "skipped: no java on PATH (Debian: apt-get install openjdk-17-jdk-headless)"
+    return cpp, go, java
+
+
+def _which(program):
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        path = os.path.join(folder, program)
+        if os.access(path, os.X_OK) and os.path.isfile(path):
+            return path
+    return None
+
+
+def list_backends(cpp):
+    """The registry's view: [{name, sealed_pingpong, why_not, context}]."""
+    out = subprocess.run(cpp.client + ["--list-backends"], capture_output=True, text=True,
+                         timeout=60)
+    if out.returncode != 0:
+        raise RunError(f"{cpp.client[0]} --list-backends failed: {out.stderr.strip()[:300]}")
+    return json.loads(out.stdout)
+
+
+# -------------------------------------------------------------------- cells
+
+class Cell:
+    """One thing measured: a peer, plain or sealed (with which backend)."""
+
+    def __init__(self, peer, cipher, backend):
+        self.peer = peer
+        self.cipher = cipher
+        self.backend = backend  # the name in the results: the AES backend, or the peer's
+
+    @property
+    def title(self):
+        if self.cipher == PLAIN:
+            return f"{self.peer.label} plain"
+        aes = self.backend if self.peer.backends is not None else self.peer.name
+        return f"{self.peer.label} AES-128-GCM ({aes})"
+
+    def name(self, connections, pings):
+        return (f"pingpong/backend:{self.backend}/cipher:{self.cipher}/op:pingpong/"
+                f"size:{MESSAGE_SIZE}/codec:none/pool:on/key:cached/connections:{connections}/"
+                f"pings:{pings}/real_time")
+
+
+def run_pair(server_peer, client_peer, cipher, backend, connections, pings, timeout, workdir,
+             server_extra=()):
+    """One server and one client, to the end. Returns the measurements, or
+    raises RunError (both processes stopped and reaped first)."""
+    key = os.urandom(16).hex() if cipher == SEALED else None
+    paths = {k: os.path.join(workdir, f"{k}.txt") for k in ("sout", "serr", "cout", "cerr")}
+    server = start("server", server_peer.server_argv(backend, key, connections, timeout,
+                                                     server_extra),
+                   paths["sout"], paths["serr"])
+    client = None
+    try:
+        port = _await_port(server, paths, timeout)
+        client = start("client", client_peer.client_argv(backend, key, port, connections, pings,
+                                                         timeout),
+                       paths["cout"], paths["cerr"])
+        peak_rss = peak_anon = 0
+        server_done = client_done = None
+        deadline = time.monotonic() + timeout + 15  # the client's own --timeout comes first
+        while client_done is None:
+            if time.monotonic() > deadline:
+                raise RunError(f"the client did not end within {timeout + 15} s (stopped)")
+            memory = memory_kib(server.pid) if server_done is None else None
+            if memory:
+                peak_rss, peak_anon = max(peak_rss, memory[0]), max(peak_anon, memory[1])
+            time.sleep(POLL_SECONDS)
+            client_done = reap(client)
+            if server_done is None:
+                server_done = reap(server)
+        status, client_usage = client_done
+        if status != 0:
+            why = first_error_line(paths["cerr"])
+            if server_done is not None and server_done[0] != 0:
+                why += f"; the server: {first_error_line(paths['serr'])}"
+            raise RunError(f"the client failed (exit {status}): {why}")
+        end = time.monotonic() + 30
+        while server_done is None and time.monotonic() < end:
+            time.sleep(0.01)
+            server_done = reap(server)
+        if server_done is None:
+            stop(server)
+            raise RunError("the server did not end after the client's connections closed "
+                           "(stopped by its PID)")
+        status, server_usage = server_done
+        if status != 0:
+            raise RunError(f"the server failed (exit {status}): {first_error_line(paths['serr'])}")
+        figures = last_json_line(paths["cout"], "client")
+        served = last_json_line(paths["sout"], "server")
+    finally:
+        stop(client, server)
+    if figures.get("pings") != pings or served.get("pings") != pings:
+        raise RunError(f"the client counted {figures.get('pings')} pongs and the server "
+                       f"{served.get('pings')} pings, not {pings}")
+    if served.get("connections") != connections or served.get("errors", 1) != 0:
+        raise RunError(f"the server saw {served.get('connections')} connections and "
+                       f"{served.get('errors')} errors")
+    for side, usage in (("client", client_usage), ("server", server_usage)):
+        # CPU time from wait4; not its ru_maxrss, which also counts this
+        # script's RSS from before the exec: the programs report VmHWM.
+        figures[f"{side}_rusage"] = {"user_ns": round(usage.ru_utime * 1e9),
+                                     "system_ns": round(usage.ru_stime * 1e9)}
+    figures["server"] = served
+    figures["server_polled_peak_rss_kib"] = peak_rss
+    figures["server_polled_peak_anon_kib"] = peak_anon
+    return figures
+
+
+def _await_port(server, paths, timeout):
+    """The port from the server's first line, "listening on 127.0.0.1:PORT"."""
+    deadline = time.monotonic() + min(timeout, 60)
+    while time.monotonic() < deadline:
+        with open(paths["sout"], errors="replace") as f:
+            m = re.match(r"listening on 127\.0\.0\.1:(\d+)\n", f.read())
+        if m:
+            return int(m.group(1))
+        done = reap(server)
+        if done:
+            raise RunError(f"the server ended before listening (exit {done[0]}): "
+                           f"{first_error_line(paths['serr'])}")
+        time.sleep(0.01)
+    raise RunError(f"the server did not say its port within {min(timeout, 60)} s (stopped)")
+
+
+def run_cell(cell, args, workdir):
+    return run_pair(cell.peer, cell.peer, cell.cipher, cell.backend if cell.cipher == SEALED else None,
+                    args.connections, args.pings, args.timeout, workdir, args.server_extra)
+
+
+# ---------------------------------------------------------------- interop
+
+def interop(peers, backend, workdir, timeout, say):
+    """Each client against each other language's server, plain and sealed
+    (the C++ side with `backend`): a short run each. Returns the lines."""
+    lines = []
+    usable = [p for p in peers if not p.why_not]
+    for cipher in (PLAIN, SEALED):
+        for server_peer in usable:
+            for client_peer in usable:
+                if server_peer is client_peer:
+                    continue
+                what = f"{client_peer.label} client -> {server_peer.label} server, {cipher}"
+                try:
+                    run_pair(server_peer, client_peer, cipher, backend, 4, 400, timeout, workdir)
+                except RunError as e:
+                    raise RunError(f"interop {what}: {e}") from None
+                lines.append(f"ok  {what} (4 connections, 400 pings)")
+                say(f"  interop ok: {what}")
+    return lines
+
+
+# ------------------------------------------------------------------ results
+
+def entries(cell, runs, connections, pings):
+    """Google Benchmark-format entries, one per repetition."""
+    out = []
+    name = cell.name(connections, pings)
+    for index, f in enumerate(runs):
+        server, cr, sr = f["server"], f["client_rusage"], f["server_rusage"]
+        e = {
+            "name": name, "family_index": 0, "per_family_instance_index": 0, "run_name": name,
+            "run_type": "iteration", "repetitions": len(runs), "repetition_index": index,
+            "threads": 1, "iterations": pings,
+            "real_time": f["wall_ns"] / pings,
+            "cpu_time": (cr["user_ns"] + cr["system_ns"]) / pings,
+            "time_unit": "ns",
+            "items_per_second": pings / (f["wall_ns"] / 1e9),
+            "rtt_p50_ns": f["rtt_p50_ns"], "rtt_p90_ns": f["rtt_p90_ns"],
+            "rtt_p99_ns": f["rtt_p99_ns"], "rtt_p999_ns": f["rtt_p999_ns"],
+            "rtt_max_ns": f["rtt_max_ns"], "rtt_mean_ns": f["rtt_mean_ns"],
+            "server_peak_rss_kib": server["peak_rss_kib"] or f["server_polled_peak_rss_kib"],
+            "client_peak_rss_kib": f["peak_rss_kib"],
+            "server_cpu_ns_per_ping": (sr["user_ns"] + sr["system_ns"]) / pings,
+            "client_cpu_ns_per_ping": (cr["user_ns"] + cr["system_ns"]) / pings,
+        }
+        if f.get("server_polled_peak_anon_kib"):
+            e["server_peak_anon_kib"] = f["server_polled_peak_anon_kib"]
+        if cell.cipher == SEALED:
+            e["crypto_ns_per_ping"] = (f["crypto_ns"] + server["crypto_ns"]) / pings
+            e["crypto_isolated_ns_per_ping"] = f["crypto_isolated_ns_per_ping"]
+        out.append(e)
+    return out
+
+
+def write_json_atomically(path, doc):
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".partial",
+                               dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            m = re.search(r"^model name\s*:\s*(.+)$", f.read(), re.M)
+        return m.group(1).strip() if m else platform.processor()
+    except OSError:
+        return platform.processor()
+
+
+def git_commit(source_dir):
+    try:
+        out = subprocess.run(["git", "-C", source_dir, "describe", "--always", "--dirty",
+                              "--abbrev=40"], capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+
+
+def make_context(args, peers, registry, cells, results, skipped, interop_lines, seed):
+    cpp, go, java = peers
+    impl = {c.peer.name: results[c][0]["impl"] for c in cells if results[c]}
+    go.library = f"Go {impl.get(go.name, 'go-1.19')[3:]}: net, crypto/aes, GOMAXPROCS {os.cpu_count()}"
+    java.library = (f"OpenJDK {impl.get(java.name, 'java-17')[5:]}: java.net, javax.crypto, "
+                    "default JVM flags")
+    ctx = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "host_name": socket.gethostname(),
+        "executable": "tools/run-pingpong",
+        "num_cpus": os.cpu_count() or 1,
+        "cpu_model": cpu_model(),
+        "kernel": platform.release(),
+        "cryptobench_suite": "pingpong",
+        "git_commit": git_commit(SOURCE_DIR),
+        "build_dir": args.build_dir,
+        "pingpong.connections": str(args.connections),
+        "pingpong.pings": str(args.pings),
+        "pingpong.repetitions": str(args.repetitions),
+        "pingpong.order": f"every repetition runs every cell once, in an order shuffled anew "
+                          f"(random seed {seed})",
+        "pingpong.network": "127.0.0.1 only, TCP_NODELAY on every socket, a free port per cell",
+        "pingpong.protocol": "4-byte Ping/Pong; sealed: nonce (12 B: connection id, direction, "
+                             "counter) | ciphertext (4 B) | tag (16 B), AES-128-GCM, a fresh "
+                             "random key per cell",
+        "pingpong.figures": "real_time: wall time / pings (the seed's figure); rtt_*: each "
+                            "ping's round trip in the client; server_peak_rss_kib: the server's "
+                            "VmHWM as it ends; cpu: wait4 rusage; server_peak_anon_kib: the largest RssAnon polled every "
+                            f"{int(POLL_SECONDS * 1000)} ms; crypto_ns_per_ping: both sides' "
+                            "seal+open time in the run; crypto_isolated_ns_per_ping: two seals "
+                            "and two opens alone",
+    }
+    if skipped:
+        ctx["pingpong.skipped"] = "; ".join(skipped)
+    if interop_lines:
+        ctx["pingpong.interop"] = f"{len(interop_lines)} cross-language pairs passed"
+    ctx[f"backend.{cpp.name}.library"] = cpp.library
+    ctx[f"backend.{cpp.name}.code_path"] = "no AES (plain)"
+    for peer in (go, java):
+        if peer.name not in impl:
+            continue
+        ctx[f"backend.{peer.name}.library"] = peer.library
+        ctx[f"backend.{peer.name}.code_path"] = ("plain: no AES; sealed: " +
+                                                 ("crypto/aes + crypto/cipher GCM"
+                                                  if peer is go else
+                                                  "javax.crypto AES/GCM/NoPadding, re-initialised "
+                                                  "per message"))
+        ctx[f"backend.{peer.name}.verified_against.aes-128-gcm"] = (
+            "openssl (a frame sealed by OpenSSL, checked at start); the C++ programs (interop)")
+    used = {c.backend for c in cells if c.peer is cpp and c.cipher == SEALED}
+    for b in registry:
+        if b["name"] in used:
+            for k, v in b["context"].items():
+                ctx[k] = str(v)
+    return ctx
+
+
+# --------------------------------------------------------------------- main
+
+def document(args, peers, registry, cells, results, skipped, interop_lines, seed, elapsed):
+    """The run as Google Benchmark-format JSON: the context, then every
+    cell's repetitions (cells in their fixed order)."""
+    doc = {"context": make_context(args, peers, registry, cells, results, skipped, interop_lines,
+                                   seed),
+           "benchmarks": []}
+    doc["context"]["pingpong.elapsed_s"] = f"{elapsed:.0f}"
+    for cell in cells:
+        doc["benchmarks"] += entries(cell, results[cell], args.connections, args.pings)
+    return doc
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="run-pingpong", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--build-dir", default="build/release")
+    p.add_argument("--runs-dir", default="results/runs")
+    p.add_argument("--check-args", action="store_true",
+                   help="check the arguments and exit (before a build)")
+    p.add_argument("--connections", type=int, default=100)
+    p.add_argument("--pings", type=int, default=1_000_000)
+    p.add_argument("--repetitions", type=int, default=5)
+    p.add_argument("--backends", default="all",
+                   help="C++ AES backends for the sealed cells: all (every one that can run here), "
+                        "none, or a comma-separated list")
+    p.add_argument("--peers", default="go,java", help="go,java (default), go, java or none")
+    p.add_argument("--no-plain", action="store_true", help="sealed cells only")
+    p.add_argument("--no-interop", action="store_true",
+                   help="skip the cross-language check (each client against each server)")
+    p.add_argument("--timeout", type=int, default=300, help="seconds per process (each cell)")
+    p.add_argument("--seed", type=int, default=None, help="the shuffling's random seed")
+    p.add_argument("--server-fault", default="",
+                   help="for the tests: --inject-fault=KIND for every C++ server")
+    p.add_argument("--pid-log", default=None, help="for the tests: append 'role pid' per process")
+    args = p.parse_args(argv)
+    if not 1 <= args.connections <= 10_000:
+        p.error("--connections must be from 1 to 10000")
+    if not args.connections <= args.pings <= 1_000_000_000:
+        p.error("--pings must be from --connections to 10^9")
+    if not 1 <= args.repetitions <= 1000:
+        p.error("--repetitions must be from 1 to 1000")
+    if not 1 <= args.timeout <= 86_400:
+        p.error("--timeout must be from 1 to 86400 seconds")
+    peers = set() if args.peers == "none" else set(args.peers.split(","))
+    if not peers <= {"go", "java"}:
+        p.error(f"--peers takes go, java or none, not '{args.peers}'")
+    args.peer_set = peers
+    args.server_extra = [f"--inject-fault={args.server_fault}", "--fault-after=50"] \
+        if args.server_fault else []
+    return args
+
+
+def choose_backends(args, registry):
+    """(chosen backend names, skip lines)."""
+    skipped, usable = [], []
+    for b in registry:
+        if b["sealed_pingpong"]:
+            usable.append(b["name"])
+        elif args.backends == "all":
+            skipped.append(f"{b['name']}: {b['why_not']}")
+    if args.backends == "all":
+        return usable, skipped
+    if args.backends == "none":
+        return [], skipped
+    chosen = [n for n in args.backends.split(",") if n]
+    known = {b["name"]: b for b in registry}
+    for n in chosen:
+        if n not in known:
+            raise RunError(f"unknown backend '{n}'; compiled in: {', '.join(known)}")
+        if not known[n]["sealed_pingpong"]:
+            raise RunError(f"backend '{n}' cannot run the sealed ping-pong: {known[n]['why_not']}")
+    return chosen, skipped
+
+
+def main(argv=None):
+    global _pid_log
+    args = parse_args(argv if argv is not None else sys.argv[1:])
+    if args.check_args:
+        return 0
+    _pid_log = args.pid_log
+    caught = []
+
+    def on_signal(signum, _frame):
+        caught.append(signum)
+        raise Interrupted(signum)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, on_signal)
+
+    def say(text):
+        print(text, file=sys.stderr, flush=True)
+    try:
+        return _run(args, say)
+    except Interrupted as e:
+        stop_all()
+        say(f"run-pingpong: interrupted by signal {e.signum}; every process it started is stopped: "
+            + (", ".join(_stopped) if _stopped else "none was running"))
+        return 128 + e.signum
+    except RunError as e:
+        stop_all()
+        say(f"run-pingpong: {e}" + (f" (stopped {', '.join(_stopped)})" if _stopped else ""))
+        return 1
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        stop_all()
+
+
+def _run(args, say):
+    peers = find_peers(args.build_dir)
+    cpp, go, java = peers
+    skipped = []
+    for peer in (go, java):
+        if peer.name.split("-")[0] not in args.peer_set:
+            peer.why_not = "skipped: not asked for (--peers)"
+        if peer.why_not:
+            skipped.append(f"{peer.label} peer: {peer.why_not}")
+            say(f"run-pingpong: {peer.label} peer {peer.why_not}")
+    registry = list_backends(cpp)
+    backends, backend_skips = choose_backends(args, registry)
+    for line in backend_skips:
+        skipped.append(line)
+        say(f"run-pingpong: backend {line} (skipped)")
+
+    cells = []
+    if not args.no_plain:
+        cells.append(Cell(cpp, PLAIN, cpp.name))
+    cells += [Cell(cpp, SEALED, b) for b in backends]
+    for peer in (go, java):
+        if not peer.why_not:
+            if not args.no_plain:
+                cells.append(Cell(peer, PLAIN, peer.name))
+            cells.append(Cell(peer, SEALED, peer.name))
+    if not cells:
+        raise RunError("nothing to run (no backend and no peer)")
+
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    run_dir = os.path.join(args.runs_dir, f"{stamp}-pingpong")
+    os.makedirs(run_dir, exist_ok=True)
+    workdir = tempfile.mkdtemp(prefix="pingpong-")
+    processes = open(os.path.join(run_dir, "processes.jsonl"), "w")
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
+    rng = random.Random(seed)
+    results = {c: [] for c in cells}
+    interop_lines = []
+    try:
+        if not args.no_interop and sum(not p.why_not for p in peers) > 1:
+            say("run-pingpong: checking that every client works with every other server")
+            interop_lines = interop(peers, backends[0] if backends else "openssl", workdir,
+                                    min(args.timeout, 120), say)
+            with open(os.path.join(run_dir, "interop.txt"), "w") as f:
+                f.write("\n".join(interop_lines) + "\n")
+        total = len(cells) * args.repetitions
+        done = 0
+        started = time.monotonic()
+        for rep in range(args.repetitions):
+            order = cells[:]
+            rng.shuffle(order)
+            for cell in order:
+                done += 1
+                say(f"run-pingpong: [{done}/{total}] repetition {rep + 1}: {cell.title}")
+                try:
+                    figures = run_cell(cell, args, workdir)
+                except RunError as e:
+                    raise RunError(f"{cell.title}, repetition {rep + 1}: {e}") from None
+                figures["cell"] = cell.name(args.connections, args.pings)
+                figures["repetition"] = rep
+                processes.write(json.dumps(figures) + "\n")
+                processes.flush()
+                results[cell].append(figures)
+        elapsed = time.monotonic() - started
+    finally:
+        processes.close()
+        for name in os.listdir(workdir):
+            os.unlink(os.path.join(workdir, name))
+        os.rmdir(workdir)
+
+    doc = document(args, peers, registry, cells, results, skipped, interop_lines, seed, elapsed)
+    write_json_atomically(os.path.join(run_dir, "benchmark.json"), doc)
+    return derive(run_dir, say)
+
+
+def derive(run_dir, say):
+    """The views of benchmark.json, by cryptobench-results: the table and the
+    verdict (pingpong.txt), the answer (answer.txt), the report."""
+    tool = [os.path.join(SOURCE_DIR, "tools", "results", "cryptobench-results")]  # /usr/bin/python3
+    run = os.path.join(run_dir, "benchmark.json")
+    outputs = {}
+    for name, argv in (("pingpong.txt", ["pingpong", run]), ("answer.txt", ["select", run]),
+                       ("selection.md", ["select", run, "--markdown"])):
+        out = subprocess.run(tool + argv, capture_output=True, text=True, timeout=600)
+        if out.returncode != 0:
+            raise RunError(f"cryptobench-results {argv[0]} failed: {out.stderr.strip()}")
+        outputs[name] = out.stdout
+        with open(os.path.join(run_dir, name), "w") as f:
+            f.write(out.stdout)
+    out = subprocess.run(tool + ["report", run, "-o", os.path.join(run_dir, "report.html")],
+                         capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        raise RunError(f"cryptobench-results report failed: {out.stderr.strip()}")
+    print(outputs["pingpong.txt"] + "\n" + outputs["answer.txt"], end="")
+    print(f"\nresults in {run_dir}/: pingpong.txt (the table), answer.txt, selection.md, "
+          "report.html,\n  benchmark.json (every repetition), processes.jsonl (each process's own "
+          "figures)" + (", interop.txt" if os.path.exists(os.path.join(run_dir, "interop.txt"))
+                        else ""), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

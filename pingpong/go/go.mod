@@ -1,0 +1,3 @@
+module cryptobench/pingpong
+
+go 1.19
