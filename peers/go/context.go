@@ -150,7 +150,7 @@ func WriteContext(w io.Writer, suite, knownAnswers string) {
 			"roundtrip (cryptobench's C++ backends set one up), pool on too (a cipher.Block cannot " +
 			"be re-keyed); seed002/seed003 (key:cached): one aes.NewCipher per goroutine"},
 		// Shown by the answer and the report next to the backend wherever a benchmark has key:per-op.
-		{"backend.caveat.key:per-op", "two key schedules per roundtrip (aes.NewCipher to encrypt " +
+		{"backend.caveat.key=per-op", "two key schedules per roundtrip (aes.NewCipher to encrypt " +
 			"and again to decrypt, as seed 000's program); the C++ backends' key:per-op sets up one"},
 		{"backend.threads", "threads:T = -test.cpu T: GOMAXPROCS=T and T goroutines " +
 			"(b.RunParallel, parallelism 1) sharing b.N, in every scenario (seed003's suite cells " +

@@ -494,7 +494,7 @@ public final class JavaPeer {
         + "backends expand the key every op); seed002/seed003 (key:cached): Ciphers initialised "
         + "once per thread");
     // Shown by the answer and the report next to java-17 wherever a benchmark has key:per-op.
-    c.put(b + "caveat.key:per-op",
+    c.put(b + "caveat.key=per-op",
         "the JDK does not re-expand a key whose bytes repeat: key:per-op runs no key schedule");
     c.put(b + "pool", "pool off: doFinal returning new arrays, Base64 encodeToString, "
         + "HexFormat.formatHex Strings, the seed-000 message a new String, as idiomatic code; "
