@@ -15,8 +15,12 @@ Rules, each a one-line error when broken:
   backend's facts (backend.<name>.*) come from the run that measured it; the
   other value is kept as sources.<i>.<key>;
 - provenance: sources (their count) and sources.<i>.path, .date (its start
-  time), .executable and .backends for every run, in the order given (a
-  merged input brings its own sources, renumbered).
+  time), .executable, .backends and .repetitions_interleaved (true, false,
+  or unknown for runs that do not say) for every run, in the order given (a
+  merged input brings its own sources, renumbered). The answer marks a
+  verdict between backends of different sources "measured in separate runs",
+  and the noise floor leaves out the benchmarks of sources whose repetitions
+  ran back to back (sources.py, noise.py).
 The benchmarks are the runs' entries, unchanged, in the order given.
 """
 from collections import OrderedDict
@@ -25,6 +29,7 @@ from .answer import machine_key
 from .gbench import ResultsError, parse_json, read_text, run_from_doc, shown
 
 MACHINE_FIELDS = ("host_name", "cpu_model", "num_cpus", "cpu_flags_in_use", "cpu_mask")
+PROVENANCE = ("path", "date", "executable", "backends", "repetitions_interleaved")
 
 
 def _machine_difference(a, b):
@@ -51,7 +56,9 @@ def _sources(path, context, backends):
         return out
     return [OrderedDict([("path", str(path)), ("date", str(context.get("date", "?"))),
                          ("executable", str(context.get("executable", "?"))),
-                         ("backends", ",".join(backends))])]
+                         ("backends", ",".join(backends)),
+                         ("repetitions_interleaved",
+                          str(context.get("repetitions_interleaved", "unknown")))])]
 
 
 def merge(paths):
@@ -95,15 +102,15 @@ def merge(paths):
             if merged_input and (key == "sources" or key.startswith("sources.")):
                 # A merged input's provenance is renumbered; its displaced values too.
                 index, _, rest = key[len("sources."):].partition(".")
-                if index.isdigit() and rest not in ("", "path", "date", "executable", "backends"):
+                if index.isdigit() and rest not in ("", *PROVENANCE):
                     displaced.append((len(sources) + int(index), rest, value))
                 continue
             if key not in context:
                 context[key] = value
                 owner[key] = number
             elif context[key] != value:
-                parts = key.split(".")
-                backend = parts[1] if parts[0] == "backend" and len(parts) >= 3 else None
+                # backend.<name>.<fact>, the name a measured backend's (names hold dots: go-1.19)
+                backend = next((b for b in measured_by if key.startswith(f"backend.{b}.")), None)
                 if backend is not None and measured_by.get(backend) == number:
                     displaced.append((owner[key], key, context[key]))
                     context[key] = value
