@@ -32,7 +32,7 @@ MACHINE_FIELDS = ("host_name", "cpu_model", "num_cpus", "cpu_flags_in_use", "cpu
 PROVENANCE = ("path", "date", "executable", "backends", "repetitions_interleaved")
 
 
-def _machine_difference(a, b):
+def machine_difference(a, b):
     """The first machine field whose values differ, as (field, a's, b's)."""
     for field in MACHINE_FIELDS:
         key = field
@@ -74,7 +74,7 @@ def merge(paths):
     first_path, _, first_run, _ = inputs[0]
     for path, _, run, _ in inputs[1:]:
         if machine_key(run.context) != machine_key(first_run.context):
-            field, theirs, ours = _machine_difference(run.context, first_run.context) or ("?",) * 3
+            field, theirs, ours = machine_difference(run.context, first_run.context) or ("?",) * 3
             raise ResultsError(f"{path}: another machine than {first_path} ({field} "
                                f"'{shown(str(theirs), 60)}' against '{shown(str(ours), 60)}'): merge "
                                "joins runs of one machine; give several machines' runs to select "

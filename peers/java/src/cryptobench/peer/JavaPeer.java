@@ -397,8 +397,8 @@ public final class JavaPeer {
     return t;
   }
 
-  /** A Google Benchmark iteration entry from a child's "rep" line. */
-  static String entry(String name, int family, int repetitions, int threads, String rep) {
+  /** A Google Benchmark iteration entry from a child's "rep" line (public: tests call it). */
+  public static String entry(String name, int family, int repetitions, int threads, String rep) {
     Map<String, Long> v = new LinkedHashMap<>();
     for (String kv : rep.split(" ")) {
       int eq = kv.indexOf('=');
