@@ -171,7 +171,7 @@ int run(int argc, char** argv) {
   const AesLimits limits = flags.list_only() ? AesLimits{} : measure_aes_limits();
   const double core_hz =
       flags.list_only() ? 0 : (limits.core_hz > 0 ? limits.core_hz : measure_core_hz());
-  add_run_context(o.suite, core_hz, limits, *backends);
+  add_run_context(o.suite, flags.interleaved(), core_hz, limits, *backends);
   add_user_context(flags.user_context());
 
   // Only the selected cells are registered: listing or filtering the full

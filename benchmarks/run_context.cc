@@ -38,10 +38,11 @@ void add(const std::string& key, const std::string& value) {
 
 }  // namespace
 
-void add_run_context(const std::string& suite, double core_hz, const AesLimits& limits,
-                     const BackendSet& backends) {
+void add_run_context(const std::string& suite, bool interleaved, double core_hz,
+                     const AesLimits& limits, const BackendSet& backends) {
   const CpuFeatures& cpu = hardware_cpu_features();
   add("cryptobench_suite", suite);
+  add("repetitions_interleaved", interleaved ? "true" : "false");
   add("cryptobench_version", CRYPTOBENCH_VERSION);
   add("git_commit", CRYPTOBENCH_GIT_COMMIT);
   add("cpu_model", cpu.model);

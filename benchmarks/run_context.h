@@ -12,8 +12,10 @@
 namespace cryptobench::bench {
 
 // add_run_context: benchmark::AddCustomContext for the whole run.
-void add_run_context(const std::string& suite, double core_hz, const AesLimits& limits,
-                     const BackendSet& backends);
+// `interleaved`: the repetitions run interleaved across benchmarks (recorded
+// as repetitions_interleaved; the results tools' noise floor reads it).
+void add_run_context(const std::string& suite, bool interleaved, double core_hz,
+                     const AesLimits& limits, const BackendSet& backends);
 
 // add_user_context: the --benchmark_context pairs, after the run's own
 // context. A key that cryptobench or Google Benchmark writes itself

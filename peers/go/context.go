@@ -128,6 +128,7 @@ func WriteContext(w io.Writer, suite, knownAnswers string) {
 		{"cpu_flags_in_use", flags},
 		{"cpu_mask", "none"},
 		{"cryptobench_suite", suite},
+		{"repetitions_interleaved", "false"},
 		{"backend.library", "Go " + strings.TrimPrefix(runtime.Version(), "go") +
 			" standard library (crypto/aes, crypto/cipher)"},
 		{"backend.version", runtime.Version()},
@@ -148,8 +149,12 @@ func WriteContext(w io.Writer, suite, knownAnswers string) {
 			"again before decrypting, as seed 000's AesEncrypt/AesDecrypt: two key schedules per " +
 			"roundtrip (cryptobench's C++ backends set one up), pool on too (a cipher.Block cannot " +
 			"be re-keyed); seed002/seed003 (key:cached): one aes.NewCipher per goroutine"},
+		// Shown by the answer and the report next to the backend wherever a benchmark has key:per-op.
+		{"backend.caveat.key=per-op", "two key schedules per roundtrip (aes.NewCipher to encrypt " +
+			"and again to decrypt, as seed 000's program); the C++ backends' key:per-op sets up one"},
 		{"backend.threads", "threads:T = -test.cpu T: GOMAXPROCS=T and T goroutines " +
-			"(b.RunParallel, parallelism 1) sharing b.N; seed003 runs a plain b.N loop at -test.cpu 1"},
+			"(b.RunParallel, parallelism 1) sharing b.N, in every scenario (seed003's suite cells " +
+			"are threads:1: one goroutine)"},
 		{"backend.allocation_counting", "go test -benchmem: runtime.MemStats mallocs and bytes " +
 			"over the timed run, all goroutines, / b.N, printed as whole numbers (B/op, allocs/op)"},
 		{"backend.method", "go test -bench: b.N grown until the run lasts -test.benchtime, " +

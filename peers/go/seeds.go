@@ -141,14 +141,34 @@ func Seed000Decrypt(text string, key, iv []byte) ([]byte, error) {
 	return Unpad(out)
 }
 
+// Tampering (fault injection, tests only): an operation given tamper=true
+// makes its own output wrong, as a broken cipher would, for its own checks to
+// catch: a roundtrip's ciphertext (its comparison catches it), an
+// encryption's key from then on (Verify catches it).
+
+// tamperBase64 puts another Base64 letter first: the first ciphertext block
+// decrypts to other bytes; the padding, in the last block, stays valid.
+func tamperBase64(text []byte) {
+	if text[0] == 'A' {
+		text[0] = 'B'
+	} else {
+		text[0] = 'A'
+	}
+}
+
 // Seed000Fresh is seed 000's operation, pool off: the message built as a new
 // string (prefix + counter), encrypted, encoded, decoded, decrypted and
 // compared, every step allocating as the seed's program does.
-func Seed000Fresh(prefix string, counter uint64, key, iv []byte) (int, error) {
+func Seed000Fresh(prefix string, counter uint64, key, iv []byte, tamper bool) (int, error) {
 	message := []byte(prefix + strconv.FormatUint(counter, 10))
 	text, err := Seed000Encrypt(message, key, iv)
 	if err != nil {
 		return 0, err
+	}
+	if tamper {
+		b := []byte(text)
+		tamperBase64(b)
+		text = string(b)
 	}
 	plain, err := Seed000Decrypt(text, key, iv)
 	if err != nil {
@@ -225,10 +245,13 @@ func (s *Seed000Pooled) DecryptAndCompare(text, key, iv []byte) error {
 }
 
 // Roundtrip is the whole pooled operation; it returns the message length.
-func (s *Seed000Pooled) Roundtrip(counter uint64, key, iv []byte) (int, error) {
+func (s *Seed000Pooled) Roundtrip(counter uint64, key, iv []byte, tamper bool) (int, error) {
 	text, err := s.Encrypt(counter, key, iv)
 	if err != nil {
 		return 0, err
+	}
+	if tamper {
+		tamperBase64(text)
 	}
 	if err := s.DecryptAndCompare(text, key, iv); err != nil {
 		return 0, err
@@ -241,10 +264,13 @@ func (s *Seed000Pooled) Roundtrip(counter uint64, key, iv []byte) (int, error) {
 // original; it returns the ciphertext. The key schedule (`block`) belongs to
 // the goroutine; a CBC encrypter and decrypter are made per operation, as Go
 // sets the IV only there.
-func Seed002Roundtrip(block cipher.Block, iv, data []byte) ([]byte, error) {
+func Seed002Roundtrip(block cipher.Block, iv, data []byte, tamper bool) ([]byte, error) {
 	padded := Pad(data)
 	ciphertext := make([]byte, len(padded))
 	cipher.NewCBCEncrypter(block, iv).CryptBlocks(ciphertext, padded)
+	if tamper {
+		ciphertext[0] ^= 1
+	}
 	decrypted := make([]byte, len(ciphertext))
 	cipher.NewCBCDecrypter(block, iv).CryptBlocks(decrypted, ciphertext)
 	plain, err := Unpad(decrypted)
@@ -275,7 +301,8 @@ var Codecs = []Codec{CodecNone, CodecBase64, CodecHex}
 // string, as go-crypto's plain variants; pool on: this goroutine's buffers
 // (Encode into a reused slice).
 type Seed003 struct {
-	block                   cipher.Block
+	block                   cipher.Block // encrypts
+	key                     []byte       // Verify decrypts under it
 	codec                   Codec
 	pool                    bool
 	plain                   []byte
@@ -290,7 +317,8 @@ func NewSeed003(key, plain []byte, codec Codec, pool bool) (*Seed003, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Seed003{block: block, codec: codec, pool: pool, plain: plain}
+	s := &Seed003{block: block, key: append([]byte(nil), key...), codec: codec, pool: pool,
+		plain: plain}
 	if pool {
 		n := PaddedLen(len(plain))
 		s.padded = make([]byte, n)
@@ -306,7 +334,12 @@ func NewSeed003(key, plain []byte, codec Codec, pool bool) (*Seed003, error) {
 }
 
 // Encrypt is one operation.
-func (s *Seed003) Encrypt() {
+func (s *Seed003) Encrypt(tamper bool) {
+	if tamper { // another key from now on: the last output no longer decrypts
+		other := append([]byte(nil), s.key...)
+		other[0] ^= 1
+		s.block, _ = aes.NewCipher(other)
+	}
 	if !s.pool {
 		padded := Pad(s.plain)
 		ciphertext := make([]byte, len(padded))
@@ -366,11 +399,15 @@ func (s *Seed003) Verify() error {
 	if err := wholeBlocks(ciphertext); err != nil {
 		return err
 	}
-	decrypted := make([]byte, len(ciphertext))
-	DecryptECB(s.block, decrypted, ciphertext)
-	plain, err := Unpad(decrypted)
+	block, err := aes.NewCipher(s.key)
 	if err != nil {
 		return err
+	}
+	decrypted := make([]byte, len(ciphertext))
+	DecryptECB(block, decrypted, ciphertext)
+	plain, err := Unpad(decrypted)
+	if err != nil {
+		return fmt.Errorf("seed 003: the output does not decrypt: %v", err)
 	}
 	if !bytes.Equal(plain, s.plain) {
 		return errors.New("seed 003: the output does not decrypt to the plaintext")

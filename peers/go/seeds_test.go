@@ -32,6 +32,12 @@ var (
 	filterFlag = flag.String("cryptobench.filter", "",
 		"RE2 over cryptobench benchmark names; a leading '-' runs those that do not match")
 	suiteFlag = flag.String("cryptobench.suite", "seed000", "the suite name recorded in the context")
+	listFlag  = flag.String("cryptobench.list", "",
+		"print the names of this scenario's cells the filter selects at the -test.cpu counts, "+
+			"one a line, and exit (2: a bad filter)")
+	// Tests only: one operation of every timed run gives a wrong output,
+	// which the operation's own checks must catch.
+	injectFault = flag.String("cryptobench.inject-fault", "", "")
 )
 
 var (
@@ -51,6 +57,26 @@ func TestMain(m *testing.M) {
 	if filter, err = regexp.Compile(pattern); err != nil {
 		fmt.Fprintf(os.Stderr, "go peer: -cryptobench.filter: %v\n", err)
 		os.Exit(2)
+	}
+	if *injectFault != "" && *injectFault != "verify" {
+		fmt.Fprintf(os.Stderr, "go peer: -cryptobench.inject-fault=%s: only 'verify'\n", *injectFault)
+		os.Exit(2)
+	}
+	if *listFlag != "" {
+		cells, ok := scenarioCells[*listFlag]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "go peer: -cryptobench.list=%s: the Go peer runs seed000, "+
+				"seed002 and seed003\n", *listFlag)
+			os.Exit(2)
+		}
+		for _, threads := range threadCounts() {
+			for _, c := range cells() {
+				if name := c.fullName(threads); filter.MatchString(name) != filterInvert {
+					fmt.Println(name)
+				}
+			}
+		}
+		os.Exit(0)
 	}
 	summary, err := CheckKnownAnswers(*vectorsDir)
 	if err != nil {
@@ -142,6 +168,50 @@ func randomBytes(rng *rand.Rand, n int) []byte {
 	return b
 }
 
+// tamperer hands out the one tampered operation of a timed run (with
+// -cryptobench.inject-fault=verify; never otherwise).
+type tamperer struct{ pending int32 }
+
+func newTamperer() *tamperer {
+	t := &tamperer{}
+	if *injectFault == "verify" {
+		t.pending = 1
+	}
+	return t
+}
+
+// take is true once per run, for the first operation that asks.
+func (t *tamperer) take() bool {
+	return atomic.LoadInt32(&t.pending) == 1 && atomic.CompareAndSwapInt32(&t.pending, 1, 0)
+}
+
+// scenarioCells: each scenario's cells in cryptobench's order (benchmarks/suites.cc).
+var scenarioCells = map[string]func() []cell{
+	"seed000": func() []cell {
+		var out []cell
+		for _, pool := range []bool{false, true} {
+			out = append(out, cell{"seed000", "aes-128-cbc", "roundtrip", Seed000PrefixLength,
+				CodecBase64, pool, "per-op"})
+		}
+		return out
+	},
+	"seed002": func() []cell {
+		return []cell{{"seed002", "aes-256-cbc", "roundtrip", 1 << 20, CodecNone, false, "cached"}}
+	},
+	"seed003": func() []cell {
+		var out []cell
+		for _, codec := range Codecs {
+			for _, pool := range []bool{false, true} {
+				for size := 10; size <= 1000000; size *= 10 {
+					out = append(out, cell{"seed003", "aes-128-ecb", "encrypt", size, codec, pool,
+						"cached"})
+				}
+			}
+		}
+		return out
+	},
+}
+
 // goroutineIndex hands each of RunParallel's goroutines its own state.
 type goroutineIndex struct{ next int32 }
 
@@ -152,9 +222,8 @@ func (g *goroutineIndex) take() int { return int(atomic.AddInt32(&g.next, 1) - 1
 // threads:T is T goroutines (-test.cpu T).
 func BenchmarkSeed000(b *testing.B) {
 	ran := false
-	for _, pool := range []bool{false, true} {
-		pool := pool
-		c := cell{"seed000", "aes-128-cbc", "roundtrip", Seed000PrefixLength, CodecBase64, pool, "per-op"}
+	for _, c := range scenarioCells["seed000"]() {
+		pool := c.pool
 		ran = runCell(b, c, func(b *testing.B) { benchSeed000(b, pool) }) || ran
 	}
 	skipIfNone(b, ran)
@@ -168,6 +237,7 @@ func benchSeed000(b *testing.B, pool bool) {
 	}
 	var index goroutineIndex
 	var plaintextBytes int64
+	fault := newTamperer()
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
@@ -177,10 +247,11 @@ func benchSeed000(b *testing.B, pool bool) {
 		for pb.Next() {
 			var n int
 			var err error
+			tamper := fault.take()
 			if pool {
-				n, err = pooled.Roundtrip(counter, Seed000Key, Seed000IV)
+				n, err = pooled.Roundtrip(counter, Seed000Key, Seed000IV, tamper)
 			} else {
-				n, err = Seed000Fresh(prefix, counter, Seed000Key, Seed000IV)
+				n, err = Seed000Fresh(prefix, counter, Seed000Key, Seed000IV, tamper)
 			}
 			if err != nil {
 				b.Error(err)
@@ -198,7 +269,7 @@ func benchSeed000(b *testing.B, pool bool) {
 // drawn afresh (outside the timing) each time go test calls the function
 // (every repetition), every decryption compared.
 func BenchmarkSeed002(b *testing.B) {
-	c := cell{"seed002", "aes-256-cbc", "roundtrip", 1 << 20, CodecNone, false, "cached"}
+	c := scenarioCells["seed002"]()[0]
 	skipIfNone(b, runCell(b, c, func(b *testing.B) { benchSeed002(b, c.size) }))
 }
 
@@ -218,13 +289,14 @@ func benchSeed002(b *testing.B, size int) {
 		states[i] = state{block, randomBytes(rng, size)}
 	}
 	var index goroutineIndex
+	fault := newTamperer()
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		s := states[index.take()]
 		var last []byte
 		for pb.Next() {
-			ciphertext, err := Seed002Roundtrip(s.block, iv, s.data)
+			ciphertext, err := Seed002Roundtrip(s.block, iv, s.data, fault.take())
 			if err != nil {
 				b.Error(err)
 				return
@@ -246,13 +318,9 @@ func benchSeed002(b *testing.B, size int) {
 // suite's cells are threads:1.
 func BenchmarkSeed003(b *testing.B) {
 	ran := false
-	for _, codec := range Codecs {
-		for _, pool := range []bool{false, true} {
-			for size := 10; size <= 1000000; size *= 10 {
-				c := cell{"seed003", "aes-128-ecb", "encrypt", size, codec, pool, "cached"}
-				ran = runCell(b, c, func(b *testing.B) { benchSeed003(b, c) }) || ran
-			}
-		}
+	for _, c := range scenarioCells["seed003"]() {
+		c := c
+		ran = runCell(b, c, func(b *testing.B) { benchSeed003(b, c) }) || ran
 	}
 	skipIfNone(b, ran)
 }
@@ -269,12 +337,13 @@ func benchSeed003(b *testing.B, c cell) {
 		states[i] = s
 	}
 	var index goroutineIndex
+	fault := newTamperer()
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		s := states[index.take()]
 		for pb.Next() {
-			s.Encrypt()
+			s.Encrypt(fault.take())
 		}
 	})
 	b.StopTimer()

@@ -17,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "tools", "results"))
 sys.path.insert(0, HERE)
 
-from cryptobench_results import answer, gbench, gotest, jmh, merge, report  # noqa: E402
+from cryptobench_results import answer, gbench, gotest, jmh, merge, noise, report, sources  # noqa: E402
 from test_results_tools import GOLDEN, golden_check, run_cli  # noqa: E402
 
 CPP = os.path.join(GOLDEN, "run_seed000_cpp.json")
@@ -225,6 +225,101 @@ class MergeTest(unittest.TestCase):
         r = run_cli("compare", self.merged_path, self.merged_path)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("benchmarks with a change in any metric: 0 of 20", r.stdout)
+
+
+class SeparateRunsTest(unittest.TestCase):
+    """The merged run's provenance in the answer: the noise floor from the
+    interleaved run only, verdicts across runs said so, caveats shown."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        go = os.path.join(cls.tmp.name, "peer-go.json")
+        with open(go, "w") as f:
+            json.dump(gotest.convert(GO_TEXT, read(GO_TEXT)), f)
+        cls.path = os.path.join(cls.tmp.name, "merged.json")
+        with open(cls.path, "w") as f:
+            json.dump(merge.merge([CPP, JAVA, go]), f)
+        cls.merged = gbench.load_run(cls.path)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_merge_records_each_sources_interleaving(self):
+        ctx = self.merged.context
+        self.assertEqual([ctx[f"sources.{n}.repetitions_interleaved"] for n in (1, 2, 3)],
+                         ["true", "false", "false"])
+        self.assertIs(sources.interleaved(ctx, "openssl"), True)
+        self.assertIs(sources.interleaved(ctx, "java-17"), False)
+
+    def test_the_floor_leaves_out_back_to_back_repetitions(self):
+        floor = noise.noise_floor(self.merged)
+        self.assertEqual(floor.left_out, ["go-1.19", "java-17"])
+        self.assertEqual(floor.cells, 12)  # the C++ run's 12 benchmarks, not the peers' 8
+        cpp = [b for b in self.merged.benchmarks.values() if b.params["backend"] in
+               ("openssl", "gcrypt", "aesni")]
+        self.assertEqual(floor.value, noise.noise_floor(gbench.load_run(CPP)).value)
+        self.assertLess(len(cpp), len(self.merged.benchmarks))
+        self.assertIn("go-1.19, java-17 left out (repetitions back to back", floor.describe())
+
+    def test_a_run_of_back_to_back_repetitions_only_says_so(self):
+        floor = noise.noise_floor(gbench.load_run(JAVA))
+        self.assertTrue(floor.measured and floor.back_to_back)
+        self.assertIn("drift over minutes is not in it", floor.describe())
+
+    def test_verdicts_across_runs_say_so(self):
+        ctx = self.merged.context
+        self.assertTrue(sources.separate(ctx, "gcrypt", "java-17"))
+        self.assertTrue(sources.separate(ctx, "java-17", "go-1.19"))
+        self.assertFalse(sources.separate(ctx, "gcrypt", "openssl"))
+        self.assertFalse(sources.separate(gbench.load_run(CPP).context, "gcrypt", "openssl"))
+        a = answer.answer(self.merged)
+        for s in a.sentences:
+            text = answer.sentence_text(s, ctx, a.floor)
+            across = sources.separate(ctx, s.first.winner, s.first.runner_up)
+            self.assertEqual(answer.SEPARATE_RUNS in text, across, text)
+        # Two C++ backends of one run: no mark.
+        only_cpp = {k: v for k, v in self.merged.benchmarks.items()
+                    if v.params["backend"] in ("openssl", "gcrypt")}
+        run = gbench.Run(self.path, ctx, only_cpp)
+        for s in answer.answer(run).sentences:
+            self.assertNotIn(answer.SEPARATE_RUNS, answer.sentence_text(s, ctx, a.floor))
+
+    def test_caveats_apply_where_their_parameter_does(self):
+        ctx = self.merged.context
+        self.assertEqual(sources.caveats(ctx, "java-17", {"key": "per-op"}), [
+            "the JDK does not re-expand a key whose bytes repeat: key:per-op runs no key schedule"])
+        self.assertEqual(sources.caveats(ctx, "java-17", {"key": "cached"}), [])
+        self.assertEqual(sources.caveats(ctx, "gcrypt", {"key": "per-op"}), [])
+        everywhere = dict(ctx, **{"backend.gcrypt.caveat": "a note for every benchmark"})
+        self.assertEqual(sources.caveats(everywhere, "gcrypt", {"key": "cached"}),
+                         ["a note for every benchmark"])
+
+    def test_console_and_report_show_the_caveat_next_to_the_backend(self):
+        lines = answer.render_console(answer.answer(self.merged))
+        self.assertTrue(any("java-17*" in line for line in lines))
+        self.assertIn("  * java-17: the JDK does not re-expand a key whose bytes repeat: key:per-op "
+                      "runs no key schedule", lines)
+        self.assertLessEqual(len(lines), answer.CONSOLE_LINES)
+        html = report.render([self.merged])
+        self.assertIn("<b>java-17*</b>", html)
+        self.assertIn("* <b>java-17</b>: the JDK does not re-expand", html)
+        self.assertIn("tie: not significant; measured in separate runs", html)
+        self.assertIn("Measured in separate runs: gcrypt, openssl, aesni (run 1); java-17 (run 2); "
+                      "go-1.19 (run 3)", html)
+
+    def test_merge_takes_the_facts_of_a_dotted_backend_name_from_its_run(self):
+        with open(CPP) as f:
+            cpp = json.load(f)
+        cpp["context"]["backend.go-1.19.library"] = "not what ran"
+        path = os.path.join(self.tmp.name, "cpp_claiming_go.json")
+        with open(path, "w") as f:
+            json.dump(cpp, f)
+        go = os.path.join(self.tmp.name, "peer-go.json")
+        merged = merge.merge([path, go])
+        self.assertTrue(merged["context"]["backend.go-1.19.library"].startswith("Go 1.19"))
+        self.assertEqual(merged["context"]["sources.1.backend.go-1.19.library"], "not what ran")
 
 
 class AllocationsWithoutCountsTest(unittest.TestCase):

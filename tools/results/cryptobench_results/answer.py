@@ -15,13 +15,19 @@ interval lies above 1.00 and the margin is above the run's noise floor
 (noise.py); otherwise the two tie.
 Classes with the same verdict that differ only in size, threads, codec or
 buffer pool are told in one sentence; its interval spans theirs.
+
+A merged run's verdict between two backends that different runs measured
+says "measured in separate runs" (the drift between the runs is in its
+margin, and no floor covers it); a backend with a caveat for the class
+(backend.<name>.caveat[.<param>=<value>] in the context) is marked "*" and
+the caveat is told below the sentences (sources.py).
 """
 import math
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from . import bounds as hardware_bounds
-from . import costmodel, noise, scenarios, stats
+from . import costmodel, noise, scenarios, sources, stats
 from .gbench import ResultsError
 
 HAND_WRITTEN = "cryptobench hand-written"
@@ -83,10 +89,53 @@ def is_hand_written(context, backend):
     return library(context, backend).startswith(HAND_WRITTEN)
 
 
-def label(context, backend):
-    """'gcrypt (libgcrypt 1.10.1)': the backend name a user passes, and whose code it is."""
+def label(context, backend, mark=""):
+    """'gcrypt (libgcrypt 1.10.1)': the backend name a user passes (and its
+    caveat mark), and whose code it is."""
     lib = library(context, backend)
-    return f"{backend} ({lib})" if lib and not lib.startswith(HAND_WRITTEN) else backend
+    return f"{backend}{mark} ({lib})" if lib and not lib.startswith(HAND_WRITTEN) \
+        else f"{backend}{mark}"
+
+
+CAVEAT_MARK = "*"
+SEPARATE_RUNS = "measured in separate runs"
+
+
+def class_params(r):
+    """The name parameters a workload class's benchmarks share (what a
+    scoped caveat, caveat.<param>=<value>, is matched against)."""
+    _, op, cipher, key, messages, aad = r.fixed
+    params = {"op": op, "cipher": cipher, "key": key, "messages": messages, "aad": aad,
+              "codec": r.dims["codec"], "pool": r.dims["pool"], "threads": str(r.dims["threads"])}
+    return {k: v for k, v in params.items() if v != ""}
+
+
+def caveats_of(context, backend, params_list):
+    """The backend's caveats that apply to any of the classes (their params), once each."""
+    out = []
+    for params in params_list:
+        for text in sources.caveats(context, backend, params):
+            if text not in out:
+                out.append(text)
+    return out
+
+
+def mark(context, backend, params_list):
+    return CAVEAT_MARK if backend and caveats_of(context, backend, params_list) else ""
+
+
+def caveat_notes(context, pairs):
+    """[(backend, text)]: the caveats of the (backend, params_list) pairs shown, in order."""
+    out = []
+    for backend, params_list in pairs:
+        for text in caveats_of(context, backend, params_list):
+            if (backend, text) not in out:
+                out.append((backend, text))
+    return out
+
+
+def note_lines(notes, prefix=""):
+    return [f"{prefix}{CAVEAT_MARK} {backend}: {text}" for backend, text in notes]
 
 
 @dataclass
@@ -296,26 +345,43 @@ def _interval_caveat(reaches_one):
     return ", but the 95% interval reaches 1.00" if reaches_one else ""
 
 
+def sentence_params(sentence):
+    return [class_params(m) for m in sentence.members]
+
+
+def sentence_notes(context, sentence):
+    """The (backend, params_list) pairs a sentence names."""
+    r = sentence.first
+    return [(b, sentence_params(sentence)) for b in (r.winner, r.runner_up) if b]
+
+
 def sentence_text(sentence, context, floor, long_names=True):
     r = sentence.first
-    if not long_names:
-        context = {}  # backend names alone: one screen
+    shown = context if long_names else {}  # backend names alone: one screen
+    params = sentence_params(sentence)
+
+    def name(backend):
+        return label(shown, backend, mark(context, backend, params))
+
     head = f"{workload_text(sentence)}: "
     if r.verdict == "single":
-        return head + f"only {label(context, r.winner)} was measured"
+        return head + f"only {name(r.winner)} was measured"
     margin, low, high, p = sentence_figures(sentence)
     interval = "" if math.isnan(low) or math.isnan(high) else f" [{low:.2f}, {high:.2f}]"
-    winner, runner_up = label(context, r.winner), label(context, r.runner_up)
+    winner, runner_up = name(r.winner), name(r.runner_up)
+    separate = sources.separate(context, r.winner, r.runner_up)
+    apart = f"; {SEPARATE_RUNS}" if separate else ""
     if r.verdict == "decided":
-        return head + f"{winner}, {margin:.2f}x{interval} over {runner_up} ({_p_text(p)})"
+        return head + f"{winner}, {margin:.2f}x{interval} over {runner_up} ({_p_text(p)}{apart})"
     if r.verdict == "noise":
         return (head + f"{winner} and {runner_up} tie: {margin:.2f}x{interval}, within the "
-                f"{100 * floor.value:.1f}% noise floor")
+                f"{100 * floor.value:.1f}% noise floor{f' ({SEPARATE_RUNS})' if separate else ''}")
     if r.verdict == "not-significant":
         return (head + f"{winner} and {runner_up} tie: {margin:.2f}x{interval}, not significant "
-                f"({_p_text(p)}{_interval_caveat(any(m.interval_reaches_one for m in sentence.members))})")
+                f"({_p_text(p)}{_interval_caveat(any(m.interval_reaches_one for m in sentence.members))}"
+                f"{apart})")
     return (head + f"{winner}, {margin:.2f}x{interval} over {runner_up}, untested (too few "
-            "repetitions: run 5 or more)")
+            f"repetitions: run 5 or more{apart})")
 
 
 def workload_text(sentence):
@@ -427,23 +493,42 @@ def mix_verdicts(run, fit_list, mix, floor, alpha=0.05):
     return out
 
 
-def mix_text(v, context, floor):
+def mix_params(v):
+    """The cost model's benchmarks' parameters (1 thread, no codec, pooled, cached key)."""
+    fit = v.scores[0].fit
+    params = {"op": fit.op, "cipher": fit.cipher, "aad": fit.aad, "codec": "none", "pool": "on",
+              "key": "cached", "threads": "1"}
+    return [{k: val for k, val in params.items() if val}]
+
+
+def mix_text(v, context, floor, run_context=None):
+    """A mix verdict; `context` gives the long names ({} for names alone),
+    `run_context` (default `context`) the sources and caveats."""
+    run_context = context if run_context is None else run_context
+    params = mix_params(v)
     first = v.scores[0]
     head = f"  {v.what}: "
+
+    def name(backend, long=True):
+        return label(context if long else {}, backend, mark(run_context, backend, params))
+
     if v.verdict == "single":
-        return head + f"only {label(context, first.fit.backend)} was fitted"
+        return head + f"only {name(first.fit.backend)} was fitted"
     second = v.scores[1]
     ratio, lo, hi, p = v.ratio
     rates = f"{first.mb_per_s:,.0f} vs {second.mb_per_s:,.0f} MB/s"
+    apart = (f"; {SEPARATE_RUNS}"
+             if sources.separate(run_context, first.fit.backend, second.fit.backend) else "")
+    a, b = name(first.fit.backend, False), name(second.fit.backend, False)
     if v.verdict == "decided":
-        text = (f"{label(context, first.fit.backend)}, {ratio:.2f}x [{lo:.2f}, {hi:.2f}] over "
-                f"{label(context, second.fit.backend)} ({rates}; {_p_text(p)})")
+        text = (f"{name(first.fit.backend)}, {ratio:.2f}x [{lo:.2f}, {hi:.2f}] over "
+                f"{name(second.fit.backend)} ({rates}; {_p_text(p)}{apart})")
     elif v.verdict == "noise":
-        text = (f"{first.fit.backend} and {second.fit.backend} tie ({ratio:.2f}x, within the "
-                f"{100 * floor.value:.1f}% noise floor)")
+        text = (f"{a} and {b} tie ({ratio:.2f}x, within the {100 * floor.value:.1f}% noise "
+                f"floor{apart})")
     else:
-        text = (f"{first.fit.backend} and {second.fit.backend} tie ({ratio:.2f}x, {_p_text(p)}"
-                f"{_interval_caveat(v.interval_reaches_one)})")
+        text = (f"{a} and {b} tie ({ratio:.2f}x, {_p_text(p)}"
+                f"{_interval_caveat(v.interval_reaches_one)}{apart})")
     if v.hand_written:
         text += f"; hand-written {v.hand_written.fit.backend}: {v.hand_written.mb_per_s:,.0f} MB/s"
     return head + text
@@ -559,13 +644,15 @@ def render_console(a):
     lines.append("Fastest library per workload (margin over the runner-up [95% interval]):")
     for s in a.sentences:
         lines.append("  " + sentence_text(s, ctx, a.floor, long_names=False))
+    lines += note_lines(answer_notes(a), "  ")
     later = []  # the mix verdict and the crossovers: they answer "which library", so they stay
     if a.mix_verdicts:
         total = sum(w for _, w in a.mix)
         mean = sum(s * w for s, w in a.mix) / total
         later += ["", f"Traffic mix {a.mix_name} (mean {mean:,.0f} B per message; "
                       "time per message from the cost model):"]
-        later += [mix_text(v, {}, a.floor) for v in a.mix_verdicts]  # backend names alone
+        later += [mix_text(v, {}, a.floor, ctx) for v in a.mix_verdicts]  # backend names alone
+        later += note_lines(mix_notes(a), "  ")
     cross = crossover_lines(a.run, a.fits)
     if cross:
         later += ["", "Cost model (time = a + b x bytes, 1 thread): cheapest library by size"]
@@ -587,6 +674,25 @@ def render_console(a):
     return lines
 
 
+def answer_notes(a):
+    """The caveats of the backends the sentences name."""
+    return caveat_notes(a.run.context, [pair for s in a.sentences
+                                        for pair in sentence_notes(a.run.context, s)])
+
+
+def mix_notes(a):
+    """The caveats of the backends the mix verdicts name."""
+    return caveat_notes(a.run.context, [(sc.fit.backend, mix_params(v)) for v in a.mix_verdicts
+                                        for sc in v.scores[:2]])
+
+
+def markdown_notes(notes):
+    """The caveats under a Markdown list: "Marked \\*:" and one item per backend's caveat."""
+    if not notes:
+        return []
+    return ["", f"Marked \\{CAVEAT_MARK}:", ""] + [f"- {b}: {text}" for b, text in notes]
+
+
 def fit_cipher_text(fit):
     """A fit's cipher, with its AAD for GCM: 'aes-128-gcm, 13 B AAD'."""
     return f"{fit.cipher}, {aad_text(fit.aad)}" if fit.aad else fit.cipher
@@ -603,13 +709,21 @@ def render_markdown(a):
            f"{len(a.run.benchmarks)} benchmarks x {a.run.repetitions} repetitions; "
            f"{a.floor.describe()}.", "", "## The answer", ""]
     out += ["- " + sentence_text(s, ctx, a.floor) for s in a.sentences]
+    table_notes = caveat_notes(ctx, [(b, [class_params(r)]) for r in a.results
+                                     for b, _ in r.ranking])
+    notes = answer_notes(a) + [n for n in table_notes if n not in answer_notes(a)]
+    out += markdown_notes(notes)
     out += ["", "## Every workload class", "",
             _md_row(["workload", "sizes", "threads", "codec", "pool", "libraries, best first",
                      "margin [95%]", "p", "verdict", "hand-written"]),
             _md_row(["---"] * 10)]
     for r in a.results:
         unit = r.scenario.unit
-        ranking = "; ".join(f"{b} {v:,.4g}" for b, v in r.ranking)
+        ranking = "; ".join(f"{b}{mark(ctx, b, [class_params(r)]).replace('*', chr(92) + '*')} "
+                            f"{v:,.4g}" for b, v in r.ranking)
+        verdict = r.verdict
+        if r.runner_up and sources.separate(ctx, r.winner, r.runner_up):
+            verdict += " (separate runs)"
         hand = "; ".join(f"{b} {v:,.4g}" for b, v in r.hand_written) or "-"
         margin = "-" if math.isnan(r.margin) else (
             f"{r.margin:.3f}x" + ("" if math.isnan(r.low) else f" [{r.low:.3f}, {r.high:.3f}]"))
@@ -619,7 +733,7 @@ def render_markdown(a):
         out.append(_md_row([_what(r.fixed), sizes,
                             r.dims["threads"], r.dims["codec"], r.dims["pool"],
                             f"{ranking} ({unit})", margin,
-                            "-" if math.isnan(r.p) else f"{r.p:.3g}", r.verdict, hand]))
+                            "-" if math.isnan(r.p) else f"{r.p:.3g}", verdict, hand]))
     if a.headroom:
         out += ["", "## Headroom", ""] + ["- " + headroom_text(h, ctx) for h in a.headroom]
     if a.fits:
@@ -640,6 +754,7 @@ def render_markdown(a):
         out += ["", f"## Traffic mix {a.mix_name}", "",
                 "sizes and weights: " + ", ".join(f"{size_text(s)} x {w:g}" for s, w in a.mix), ""]
         out += ["-" + mix_text(v, ctx, a.floor)[1:] for v in a.mix_verdicts]
+        out += markdown_notes(mix_notes(a))
         for v in a.mix_verdicts:
             out += ["", f"{v.what}, every library for this mix:", "",
                     _md_row(["backend", "ns per message", "MB/s"]), _md_row(["---"] * 3)]

@@ -15,8 +15,12 @@ Rules, each a one-line error when broken:
   backend's facts (backend.<name>.*) come from the run that measured it; the
   other value is kept as sources.<i>.<key>;
 - provenance: sources (their count) and sources.<i>.path, .date (its start
-  time), .executable and .backends for every run, in the order given (a
-  merged input brings its own sources, renumbered).
+  time), .executable, .backends and .repetitions_interleaved (true, false,
+  or unknown for runs that do not say) for every run, in the order given (a
+  merged input brings its own sources, renumbered). The answer marks a
+  verdict between backends of different sources "measured in separate runs",
+  and the noise floor leaves out the benchmarks of sources whose repetitions
+  ran back to back (sources.py, noise.py).
 The benchmarks are the runs' entries, unchanged, in the order given.
 """
 from collections import OrderedDict
@@ -25,9 +29,10 @@ from .answer import machine_key
 from .gbench import ResultsError, parse_json, read_text, run_from_doc, shown
 
 MACHINE_FIELDS = ("host_name", "cpu_model", "num_cpus", "cpu_flags_in_use", "cpu_mask")
+PROVENANCE = ("path", "date", "executable", "backends", "repetitions_interleaved")
 
 
-def _machine_difference(a, b):
+def machine_difference(a, b):
     """The first machine field whose values differ, as (field, a's, b's)."""
     for field in MACHINE_FIELDS:
         key = field
@@ -51,7 +56,9 @@ def _sources(path, context, backends):
         return out
     return [OrderedDict([("path", str(path)), ("date", str(context.get("date", "?"))),
                          ("executable", str(context.get("executable", "?"))),
-                         ("backends", ",".join(backends))])]
+                         ("backends", ",".join(backends)),
+                         ("repetitions_interleaved",
+                          str(context.get("repetitions_interleaved", "unknown")))])]
 
 
 def merge(paths):
@@ -67,7 +74,7 @@ def merge(paths):
     first_path, _, first_run, _ = inputs[0]
     for path, _, run, _ in inputs[1:]:
         if machine_key(run.context) != machine_key(first_run.context):
-            field, theirs, ours = _machine_difference(run.context, first_run.context) or ("?",) * 3
+            field, theirs, ours = machine_difference(run.context, first_run.context) or ("?",) * 3
             raise ResultsError(f"{path}: another machine than {first_path} ({field} "
                                f"'{shown(str(theirs), 60)}' against '{shown(str(ours), 60)}'): merge "
                                "joins runs of one machine; give several machines' runs to select "
@@ -95,15 +102,15 @@ def merge(paths):
             if merged_input and (key == "sources" or key.startswith("sources.")):
                 # A merged input's provenance is renumbered; its displaced values too.
                 index, _, rest = key[len("sources."):].partition(".")
-                if index.isdigit() and rest not in ("", "path", "date", "executable", "backends"):
+                if index.isdigit() and rest not in ("", *PROVENANCE):
                     displaced.append((len(sources) + int(index), rest, value))
                 continue
             if key not in context:
                 context[key] = value
                 owner[key] = number
             elif context[key] != value:
-                parts = key.split(".")
-                backend = parts[1] if parts[0] == "backend" and len(parts) >= 3 else None
+                # backend.<name>.<fact>, the name a measured backend's (names hold dots: go-1.19)
+                backend = next((b for b in measured_by if key.startswith(f"backend.{b}.")), None)
                 if backend is not None and measured_by.get(backend) == number:
                     displaced.append((owner[key], key, context[key]))
                     context[key] = value

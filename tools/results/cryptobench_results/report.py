@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from html import escape
 
 from . import answer as answers
-from . import bounds, compare, pingpong, stats, svg
+from . import bounds, compare, pingpong, sources, stats, svg
 from .gbench import ResultsError
 
 STYLE = """
@@ -129,19 +129,43 @@ def margin_text(margin, low, high):
     return f"{margin:.2f}x{interval}"
 
 
-def verdict_text(verdict, floor):
-    if verdict == "noise":
-        return f"tie: within the {100 * floor.value:.1f}% noise floor"
-    return VERDICTS[verdict]
+def verdict_text(verdict, floor, separate=False):
+    text = f"tie: within the {100 * floor.value:.1f}% noise floor" if verdict == "noise" \
+        else VERDICTS[verdict]
+    return f"{text}; {answers.SEPARATE_RUNS}" if separate else text
 
 
-def name_html(m, backend, library=True):
-    """A backend as the tables show it: its chart colour, its name, whose code it is."""
+def name_html(m, backend, library=True, params_list=()):
+    """A backend as the tables show it: its chart colour, its name (marked *
+    when it has a caveat for these classes' params), whose code it is."""
     style = m.styles[backend]
     lib = answers.library(m.run.context, backend)
     extra = f" <span class='lib'>{escape(lib)}</span>" if library and lib else ""
+    mark = answers.mark(m.run.context, backend, params_list)
     return (f"<span class='nm'><span class='sw' style='background:{style.colour}'></span>"
-            f"<b>{escape(backend)}</b>{extra}</span>")
+            f"<b>{escape(backend)}{mark}</b>{extra}</span>")
+
+
+def runs_note(m, backends):
+    """For a chart of a merged run whose backends different runs measured:
+    which run measured which (their gaps hold the drift between the runs)."""
+    ctx = m.run.context
+    by_run = OrderedDict()
+    for backend in backends:
+        by_run.setdefault(tuple(sorted(sources.of_backend(ctx, backend))), []).append(backend)
+    if len(sources.sources(ctx)) < 2 or len(by_run) < 2:
+        return ""
+    parts = [f"{', '.join(bs)} (run {', '.join(map(str, numbers))})"
+             for numbers, bs in by_run.items()]
+    return (f"<p class='note'>{escape(answers.SEPARATE_RUNS.capitalize())}: "
+            f"{escape('; '.join(parts))}; the machine's drift between them is in the gaps "
+            "between their lines (sources.N.* in the context).</p>")
+
+
+def notes_html(notes):
+    """The caveats of the backends a table marks, under it."""
+    return "".join(f"<p class='note caveat'>{escape(answers.CAVEAT_MARK)} <b>{escape(b)}</b>: "
+                   f"{escape(text)}</p>" for b, text in notes)
 
 
 def figure(chart_id, svg_text, caption):
@@ -161,20 +185,24 @@ def section_decisions(m):
     """The answer's sentences as a table: one row per sentence."""
     a = m.answer
     rows = []
+    ctx = m.run.context
     for s in a.sentences:
         r = s.first
+        params = answers.sentence_params(s)
         margin, low, high, p = answers.sentence_figures(s)
         tie = r.verdict in TIES
-        use = f"{name_html(m, r.winner)} or {name_html(m, r.runner_up)}" if tie else name_html(m, r.winner)
-        over = name_html(m, r.runner_up, library=False) if r.runner_up else "-"
+        winner = name_html(m, r.winner, params_list=params)
+        use = f"{winner} or {name_html(m, r.runner_up, params_list=params)}" if tie else winner
+        over = name_html(m, r.runner_up, library=False, params_list=params) if r.runner_up else "-"
+        separate = bool(r.runner_up) and sources.separate(ctx, r.winner, r.runner_up)
         rows.append(f"<tr class='{'tie' if tie else r.verdict}'>"
                     f"<td class='l'>{escape(answers.workload_text(s))}</td><td class='l use'>{use}</td>"
                     f"<td class='nm'>{escape(margin_text(margin, low, high))}</td><td class='l'>{over}</td>"
                     f"<td class='nm'>{escape(p_text(p))}</td>"
-                    f"<td class='l verdict'>{escape(verdict_text(r.verdict, a.floor))}</td></tr>")
+                    f"<td class='l verdict'>{escape(verdict_text(r.verdict, a.floor, separate))}</td></tr>")
     return ("<table class='answer'><tr><th class='l'>workload</th><th class='l'>library to use</th>"
             "<th>margin [95% interval]</th><th class='l'>over</th><th>p</th><th class='l'>verdict</th>"
-            f"</tr>{''.join(rows)}</table>")
+            f"</tr>{''.join(rows)}</table>{notes_html(answers.answer_notes(a))}")
 
 
 def section_mix(m):
@@ -196,13 +224,16 @@ def section_mix(m):
         second = v.scores[1] if len(v.scores) > 1 else None
         ratio, low, high, p = v.ratio
         tie = v.verdict in TIES
-        use = name_html(m, first.fit.backend)
+        params = answers.mix_params(v)
+        use = name_html(m, first.fit.backend, params_list=params)
         rates = f"{first.mb_per_s:,.0f}"
         if second:
             rates += f" vs {second.mb_per_s:,.0f}"
             if tie:
-                use += f" or {name_html(m, second.fit.backend)}"
-        over = name_html(m, second.fit.backend, library=False) if second else "-"
+                use += f" or {name_html(m, second.fit.backend, params_list=params)}"
+        over = name_html(m, second.fit.backend, library=False, params_list=params) if second else "-"
+        separate = bool(second) and sources.separate(m.run.context, first.fit.backend,
+                                                     second.fit.backend)
         headroom = "-"
         if v.hand_written:
             hw = v.hand_written
@@ -213,12 +244,12 @@ def section_mix(m):
                     f"<td class='l use'>{use}</td><td class='nm'>{rates}</td>"
                     f"<td class='nm'>{escape(margin_text(ratio, low, high))}</td><td class='l'>{over}</td>"
                     f"<td class='nm'>{escape(p_text(p))}</td>"
-                    f"<td class='l verdict'>{escape(verdict_text(v.verdict, a.floor))}</td>"
+                    f"<td class='l verdict'>{escape(verdict_text(v.verdict, a.floor, separate))}</td>"
                     f"<td class='l'>{headroom}</td></tr>")
     return (head + "<table class='answer'><tr><th class='l'>operation</th><th class='l'>library to use</th>"
             "<th>MB/s</th><th>margin [95% interval]</th><th class='l'>over</th><th>p</th>"
             "<th class='l'>verdict</th><th class='l'>hand-written (headroom)</th></tr>"
-            f"{''.join(rows)}</table>")
+            f"{''.join(rows)}</table>{notes_html(answers.mix_notes(a))}")
 
 
 def fit_points(fit, low, high, steps=48):
@@ -288,6 +319,7 @@ SEED000_SWEEPS = [
 
 def section_thread_sweep(m):
     parts = []
+    notes, drawn = [], []
     for scenario, id_part, title, cipher in SEED000_SWEEPS:
         for pool in ("off", "on"):
             bs = matching(m.run, scenario, pool=pool)
@@ -297,6 +329,9 @@ def section_thread_sweep(m):
             for b in bs:
                 point = (b.threads, *summary(b.samples["ops_per_ms"]))
                 by_backend.setdefault(b.params["backend"], []).append(point)
+                notes.append((b.params["backend"], [b.params]))
+                if b.params["backend"] not in drawn:
+                    drawn.append(b.params["backend"])
             series = [svg.Series(m.styles[backend], points)
                       for backend, points in m.by_order(by_backend)]
             chart_id = f"{m.prefix}thread-sweep-{id_part}pool-{pool}"
@@ -308,7 +343,8 @@ def section_thread_sweep(m):
                                 "of repetitions; " + HAND_WRITTEN_NOTE + "."))
     if not parts:
         return absent("Seed 000 thread sweep", "Not in this run (suite seed000, quick or decision).")
-    return "<h3>Seed 000 thread sweep</h3>" + charts(parts)
+    return ("<h3>Seed 000 thread sweep</h3>" + charts(parts) + runs_note(m, drawn)
+            + notes_html(answers.caveat_notes(m.run.context, notes)))
 
 
 def overhead_slice(run):

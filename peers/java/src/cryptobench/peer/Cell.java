@@ -31,12 +31,14 @@ record Cell(String scenario, String cipher, String op, int size, String codec, b
     Map<String, String> p = new LinkedHashMap<>();
     for (int i = 1; i < parts.length; i++) {
       int colon = parts[i].indexOf(':');
-      if (colon > 0)
+      if (colon > 0) {
         p.put(parts[i].substring(0, colon), parts[i].substring(colon + 1));
+      }
     }
     for (String k : new String[] {"cipher", "op", "size", "codec", "pool", "key", "threads"}) {
-      if (!p.containsKey(k))
+      if (!p.containsKey(k)) {
         throw new IllegalArgumentException("not a peer benchmark name: " + name);
+      }
     }
     return new Cell(parts[0], p.get("cipher"), p.get("op"), Integer.parseInt(p.get("size")),
         p.get("codec"), p.get("pool").equals("on"), p.get("key"),
@@ -46,14 +48,18 @@ record Cell(String scenario, String cipher, String op, int size, String codec, b
   /** Thread counts 1, 2, 4, ... up to and including 2 x cores (suites.cc's thread_ladder). */
   static List<Integer> threadLadder(int cores) {
     List<Integer> out = new ArrayList<>();
-    for (int t = 1; t < 2 * cores; t *= 2) out.add(t);
+    for (int t = 1; t < 2 * cores; t *= 2) {
+      out.add(t);
+    }
     out.add(2 * cores);
     return out;
   }
 
   static List<Integer> oneToTwiceCores(int cores) {
     List<Integer> out = new ArrayList<>();
-    for (int t = 1; t <= 2 * cores; t++) out.add(t);
+    for (int t = 1; t <= 2 * cores; t++) {
+      out.add(t);
+    }
     return out;
   }
 
@@ -71,13 +77,13 @@ record Cell(String scenario, String cipher, String op, int size, String codec, b
                 pool, "per-op", t));
           }
         }
-    }
+      }
       case "seed002" -> {
         for (int t : threads != null ? threads : threadLadder(cores)) {
           cells.add(new Cell(
               "seed002", "aes-256-cbc", "roundtrip", SEED002_SIZE, "none", false, "cached", t));
         }
-  }
+      }
       case "seed003" -> {
         for (String codec : CODECS) {
           for (boolean pool : new boolean[] {false, true}) {
@@ -89,11 +95,10 @@ record Cell(String scenario, String cipher, String op, int size, String codec, b
             }
           }
         }
-}
-default
-    -> throw new IllegalArgumentException(
-        "--suite=" + suite + ": the Java peer runs seed000, seed002 and seed003");
-}
-return cells;
-}
+      }
+      default -> throw new IllegalArgumentException(
+          "--suite=" + suite + ": the Java peer runs seed000, seed002 and seed003");
+    }
+    return cells;
+  }
 }

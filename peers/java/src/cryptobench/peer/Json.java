@@ -30,10 +30,16 @@ final class Json {
   }
 
   static String value(Object v) {
-    if (v instanceof String s) return string(s);
-    if (v instanceof Boolean || v instanceof Integer || v instanceof Long) return v.toString();
+    if (v instanceof String s) {
+      return string(s);
+    }
+    if (v instanceof Boolean || v instanceof Integer || v instanceof Long) {
+      return v.toString();
+    }
     if (v instanceof Double d) {
-      if (!Double.isFinite(d)) throw new IllegalArgumentException("not a finite number: " + d);
+      if (!Double.isFinite(d)) {
+        throw new IllegalArgumentException("not a finite number: " + d);
+      }
       return d.toString();
     }
     throw new IllegalArgumentException("no JSON for " + v);
@@ -45,25 +51,20 @@ final class Json {
     StringBuilder sb = new StringBuilder("{\n");
     int i = 0;
     for (Map.Entry<String, ?> e : fields.entrySet()) {
-            sb.append(pad)
-                .append("  ")
-                .append(string(e.getKey()))
-                .append(": ")
-                .append(value(e.getValue()));
-            sb.append(++i < fields.size() ? ",\n" : "\n");
-          }
-          return sb.append(pad).append('}').toString();
-      }
-
-      /** Google Benchmark's document: {"context": {...}, "benchmarks": [...]}. */
-      static String document(Map<String, ?> context, List<String> benchmarks) {
-        StringBuilder sb = new StringBuilder("{\n  \"context\": ").append(object(context, 2));
-        sb.append(",\n  \"benchmarks\": [\n");
-        for (int i = 0; i < benchmarks.size(); i++) {
-          sb.append("  ")
-              .append(benchmarks.get(i))
-              .append(i + 1 < benchmarks.size() ? ",\n" : "\n");
-        }
-        return sb.append("  ]\n}\n").toString();
-      }
+      sb.append(pad).append("  ").append(string(e.getKey())).append(": ");
+      sb.append(value(e.getValue()));
+      sb.append(++i < fields.size() ? ",\n" : "\n");
     }
+    return sb.append(pad).append('}').toString();
+  }
+
+  /** Google Benchmark's document: {"context": {...}, "benchmarks": [...]}. */
+  static String document(Map<String, ?> context, List<String> benchmarks) {
+    StringBuilder sb = new StringBuilder("{\n  \"context\": ").append(object(context, 2));
+    sb.append(",\n  \"benchmarks\": [\n");
+    for (int i = 0; i < benchmarks.size(); i++) {
+      sb.append("  ").append(benchmarks.get(i)).append(i + 1 < benchmarks.size() ? ",\n" : "\n");
+    }
+    return sb.append("  ]\n}\n").toString();
+  }
+}

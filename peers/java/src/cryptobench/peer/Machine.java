@@ -34,25 +34,31 @@ record Machine(String hostName, String model, String vendor, String flags, int c
     int processors = 0; // Google Benchmark's num_cpus: the "processor" entries of /proc/cpuinfo
     for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"), StandardCharsets.UTF_8)) {
       int colon = line.indexOf(':');
-      if (colon < 0)
+      if (colon < 0) {
         continue;
+      }
       String key = line.substring(0, colon).strip();
       String value = line.substring(colon + 1).strip();
-      if (key.equals("processor"))
+      if (key.equals("processor")) {
         processors++;
-      if (key.equals("model name") && model.equals("?"))
+      }
+      if (key.equals("model name") && model.equals("?")) {
         model = value;
-      if (key.equals("vendor_id") && vendor.equals("?"))
+      }
+      if (key.equals("vendor_id") && vendor.equals("?")) {
         vendor = value;
+      }
       if (key.equals("flags") && !flagsSeen) {
         flagsSeen = true;
         have.addAll(List.of(value.split("\\s+")));
       }
     }
     List<String> flags = new ArrayList<>();
-    for (String name : FLAG_NAMES)
-      if (have.contains(name))
+    for (String name : FLAG_NAMES) {
+      if (have.contains(name)) {
         flags.add(name);
+      }
+    }
     return new Machine(host, model, vendor, String.join(" ", flags), processors);
   }
 }

@@ -21,8 +21,13 @@ final class Workloads {
 
   /** One thread's operation. */
   interface Operation {
-    /** Runs operation {@code counter}; returns its plaintext bytes; throws on a mismatch. */
-    long run(long counter) throws GeneralSecurityException;
+    /**
+     * Runs operation {@code counter}; returns its plaintext bytes; throws on a mismatch. With
+     * {@code tamper} (fault injection, tests only) the operation's output is made wrong, as a
+     * broken cipher would make it, for its own checks to catch: a roundtrip's ciphertext (caught
+     * by the roundtrip's comparison), an encryption's key from then on (caught by verifyLast).
+     */
+    long run(long counter, boolean tamper) throws GeneralSecurityException;
 
     /** After the timed loop: the last output decodes and decrypts to its plaintext. */
     void verifyLast() throws GeneralSecurityException;
@@ -44,7 +49,9 @@ final class Workloads {
 
   static String randomAlphanumeric(SplittableRandom rng, int n) {
     StringBuilder sb = new StringBuilder(n);
-    for (int i = 0; i < n; i++) sb.append(ALPHANUMERIC.charAt(rng.nextInt(ALPHANUMERIC.length())));
+    for (int i = 0; i < n; i++) {
+      sb.append(ALPHANUMERIC.charAt(rng.nextInt(ALPHANUMERIC.length())));
+    }
     return sb.toString();
   }
 
@@ -52,6 +59,11 @@ final class Workloads {
     byte[] b = new byte[n];
     rng.nextBytes(b);
     return b;
+  }
+
+  /** Another Base64 letter in the first place: the first ciphertext block decrypts wrong. */
+  static String tamperBase64(String text) {
+    return (text.charAt(0) == 'A' ? "B" : "A") + text.substring(1);
   }
 
   /** What a benchmark's threads share, drawn once per repetition. */
@@ -73,10 +85,12 @@ final class Workloads {
   static Operation create(Cell cell, Inputs inputs, SplittableRandom rng)
       throws GeneralSecurityException {
     return switch (cell.scenario()) {
-      case "seed000" -> cell.pool() ? new Seed000Pooled(inputs.prefix):
-        new Seed000Fresh(inputs.prefix);
+      case "seed000" -> cell.pool()
+          ? new Seed000Pooled(inputs.prefix)
+          : new Seed000Fresh(inputs.prefix);
       case "seed002" -> new Seed002(inputs.key, inputs.iv, randomBytes(rng, cell.size()));
-      case "seed003" -> new Seed003(inputs.key, randomBytes(rng, cell.size()), cell.codec(), cell.pool());
+      case "seed003" ->
+          new Seed003(inputs.key, randomBytes(rng, cell.size()), cell.codec(), cell.pool());
       default -> throw new IllegalArgumentException("no such scenario: " + cell.scenario());
     };
   }
@@ -105,7 +119,8 @@ final class Workloads {
       CIPHER.get(); // the thread's Cipher made before the timed loop, in this thread
     }
 
-    static String encrypt(String message, String key, byte[] iv) throws GeneralSecurityException {
+    static String encrypt(String message, String key, byte[] iv)
+        throws GeneralSecurityException {
       SecretKeySpec keySpec = new SecretKeySpec(key.getBytes(StandardCharsets.US_ASCII), "AES");
       Cipher cipher = CIPHER.get();
       cipher.init(Cipher.ENCRYPT_MODE, keySpec, new IvParameterSpec(iv));
@@ -122,12 +137,16 @@ final class Workloads {
     }
 
     @Override
-    public long run(long counter) throws GeneralSecurityException {
+    public long run(long counter, boolean tamper) throws GeneralSecurityException {
       String message = prefix + counter;
       String text = encrypt(message, SEED000_KEY, SEED000_IV);
+      if (tamper) {
+        text = tamperBase64(text);
+      }
       String back = decrypt(text, SEED000_KEY, SEED000_IV);
       if (!message.equals(back)) {
-        throw new MismatchException("seed 000 roundtrip of message " + counter + " returned other text");
+        throw new MismatchException(
+            "seed 000 roundtrip of message " + counter + " returned other text");
       }
       lastMessage = message;
       lastText = text;
@@ -137,7 +156,8 @@ final class Workloads {
     @Override
     public void verifyLast() throws GeneralSecurityException {
       if (lastText != null && !decrypt(lastText, SEED000_KEY, SEED000_IV).equals(lastMessage)) {
-        throw new MismatchException("seed 000: the last ciphertext does not decrypt to its message");
+        throw new MismatchException(
+            "seed 000: the last ciphertext does not decrypt to its message");
       }
     }
   }
@@ -145,9 +165,9 @@ final class Workloads {
   /**
    * Seed 000, pool on: the thread's own Cipher (re-initialised with a new SecretKeySpec twice per
    * operation, as pool off) and buffers: the message written into a byte array, doFinal into
-   * output arrays, Base64 encoded into and decoded from byte arrays. A buffer of the exact
-   * length Base64's array API needs is kept per length (the length changes only when the
-   * counter gains a digit that adds a block).
+   * output arrays, Base64 encoded into and decoded from byte arrays. A buffer of the exact length
+   * Base64's array API needs is kept per length (the length changes only when the counter gains a
+   * digit that adds a block).
    */
   static final class Seed000Pooled implements Operation {
     private static final int MAX_DIGITS = 20;
@@ -164,7 +184,8 @@ final class Workloads {
 
     Seed000Pooled(String prefix) throws GeneralSecurityException {
       prefixLength = prefix.length();
-      message = Arrays.copyOf(prefix.getBytes(StandardCharsets.US_ASCII), prefixLength + MAX_DIGITS);
+      message =
+          Arrays.copyOf(prefix.getBytes(StandardCharsets.US_ASCII), prefixLength + MAX_DIGITS);
       decoded = new byte[ciphertexts.length * 16];
       plain = new byte[ciphertexts.length * 16];
     }
@@ -172,15 +193,19 @@ final class Workloads {
     /** Writes message {@code counter} and returns its Base64 ciphertext (a reused array). */
     byte[] encrypt(long counter) throws GeneralSecurityException {
       messageLength = prefixLength + writeDecimal(message, prefixLength, counter);
-      cipher.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(key, "AES"), new IvParameterSpec(SEED000_IV));
+      cipher.init(
+          Cipher.ENCRYPT_MODE, new SecretKeySpec(key, "AES"), new IvParameterSpec(SEED000_IV));
       int blocks = cipher.getOutputSize(messageLength) / 16;
       byte[] ciphertext = ciphertexts[blocks];
       if (ciphertext == null) {
-        ciphertext = ciphertexts[blocks] = new byte[blocks * 16];
+        ciphertext = new byte[blocks * 16];
+        ciphertexts[blocks] = ciphertext;
         texts[blocks] = new byte[(blocks * 16 + 2) / 3 * 4];
       }
       int n = cipher.doFinal(message, 0, messageLength, ciphertext, 0);
-      if (n != ciphertext.length) throw new MismatchException("seed 000: " + n + " bytes of ciphertext");
+      if (n != ciphertext.length) {
+        throw new MismatchException("seed 000: " + n + " bytes of ciphertext");
+      }
       Base64.getEncoder().encode(ciphertext, texts[blocks]);
       return texts[blocks];
     }
@@ -188,18 +213,22 @@ final class Workloads {
     /** Decodes and decrypts {@code text}, compared with the message encrypt wrote last. */
     void decryptAndCompare(byte[] text) throws GeneralSecurityException {
       int n = Base64.getDecoder().decode(text, decoded);
-      cipher.init(Cipher.DECRYPT_MODE, new SecretKeySpec(key, "AES"), new IvParameterSpec(SEED000_IV));
+      cipher.init(
+          Cipher.DECRYPT_MODE, new SecretKeySpec(key, "AES"), new IvParameterSpec(SEED000_IV));
       int m = cipher.doFinal(decoded, 0, n, plain, 0);
       if (!Arrays.equals(plain, 0, m, message, 0, messageLength)) {
         throw new MismatchException("seed 000 roundtrip of message "
-            + new String(message, 0, messageLength, StandardCharsets.US_ASCII) + " returned other bytes");
+            + new String(message, 0, messageLength, StandardCharsets.US_ASCII)
+            + " returned other bytes");
       }
     }
 
     /** The counter in decimal at {@code at}; returns its digits. */
     static int writeDecimal(byte[] out, int at, long value) {
       int digits = 1;
-      for (long v = value; v >= 10; v /= 10) digits++;
+      for (long v = value; v >= 10; v /= 10) {
+        digits++;
+      }
       for (int i = at + digits - 1; i >= at; i--) {
         out[i] = (byte) ('0' + value % 10);
         value /= 10;
@@ -208,8 +237,11 @@ final class Workloads {
     }
 
     @Override
-    public long run(long counter) throws GeneralSecurityException {
+    public long run(long counter, boolean tamper) throws GeneralSecurityException {
       byte[] text = encrypt(counter);
+      if (tamper) {
+        text[0] = (byte) (text[0] == 'A' ? 'B' : 'A');
+      }
       decryptAndCompare(text);
       lastText = text;
       return messageLength;
@@ -217,7 +249,9 @@ final class Workloads {
 
     @Override
     public void verifyLast() throws GeneralSecurityException {
-      if (lastText != null) decryptAndCompare(lastText);
+      if (lastText != null) {
+        decryptAndCompare(lastText);
+      }
     }
   }
 
@@ -239,10 +273,15 @@ final class Workloads {
     }
 
     @Override
-    public long run(long counter) throws GeneralSecurityException {
+    public long run(long counter, boolean tamper) throws GeneralSecurityException {
       byte[] ciphertext = encrypt.doFinal(data);
+      if (tamper) {
+        ciphertext[0] ^= 1;
+      }
       byte[] plain = decrypt.doFinal(ciphertext);
-      if (!Arrays.equals(plain, data)) throw new MismatchException("seed 002 roundtrip returned other bytes");
+      if (!Arrays.equals(plain, data)) {
+        throw new MismatchException("seed 002 roundtrip returned other bytes");
+      }
       lastCiphertext = ciphertext;
       return data.length;
     }
@@ -273,28 +312,34 @@ final class Workloads {
     private final StringBuilder hex;
     private Object lastOutput; // byte[] or CharSequence
 
-    Seed003(byte[] key, byte[] plain, String codec, boolean pool) throws GeneralSecurityException {
+    Seed003(byte[] key, byte[] plain, String codec, boolean pool)
+        throws GeneralSecurityException {
       this.key = new SecretKeySpec(key, "AES");
       cipher.init(Cipher.ENCRYPT_MODE, this.key);
       this.plain = plain;
       this.codec = codec;
       this.pool = pool;
       int n = cipher.getOutputSize(plain.length);
-      ciphertext = pool ? new byte[n] :
-        null;
-        base64 = pool && codec.equals("base64") ? new byte[(n + 2) / 3 * 4] : null;
-        hex = pool && codec.equals("hex") ? new StringBuilder(2 * n) : null;
+      ciphertext = pool ? new byte[n] : null;
+      base64 = pool && codec.equals("base64") ? new byte[(n + 2) / 3 * 4] : null;
+      hex = pool && codec.equals("hex") ? new StringBuilder(2 * n) : null;
     }
 
     @Override
-    public long run(long counter) throws GeneralSecurityException {
+    public long run(long counter, boolean tamper) throws GeneralSecurityException {
+      if (tamper) { // another key from now on: the last output no longer decrypts
+        byte[] other = key.getEncoded();
+        other[0] ^= 1;
+        cipher.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(other, "AES"));
+      }
       if (!pool) {
         byte[] out = cipher.doFinal(plain);
-        lastOutput = switch (codec) {
-          case "base64" -> Base64.getEncoder().encodeToString(out);
-          case "hex" -> HEX.formatHex(out);
-          default -> out;
-        };
+        lastOutput =
+            switch (codec) {
+              case "base64" -> Base64.getEncoder().encodeToString(out);
+              case "hex" -> HEX.formatHex(out);
+              default -> out;
+            };
         return plain.length;
       }
       cipher.doFinal(plain, 0, plain.length, ciphertext, 0);
@@ -316,29 +361,39 @@ final class Workloads {
     /** The last output as text (Base64, hex) or as hex of the ciphertext (codec none). */
     String outputText() {
       if (lastOutput instanceof byte[] bytes) {
-        return codec.equals("base64") ? new String(bytes, StandardCharsets.US_ASCII) :
-            HEX.formatHex(bytes);
-        }
-        return lastOutput.toString();
+        return codec.equals("base64")
+            ? new String(bytes, StandardCharsets.US_ASCII)
+            : HEX.formatHex(bytes);
       }
+      return lastOutput.toString();
+    }
 
-      @Override
-      public void verifyLast() throws GeneralSecurityException {
-        if (lastOutput == null)
-          return;
-        String text = outputText();
-        byte[] out;
-        try {
-          out = switch (codec) {
-          case "base64" -> Base64.getDecoder().decode(text);
-          default -> HEX.parseHex(text);
-        };
+    @Override
+    public void verifyLast() throws GeneralSecurityException {
+      if (lastOutput == null) {
+        return;
+      }
+      String text = outputText();
+      byte[] out;
+      try {
+        out =
+            switch (codec) {
+              case "base64" -> Base64.getDecoder().decode(text);
+              default -> HEX.parseHex(text);
+            };
       } catch (IllegalArgumentException e) {
-        throw new MismatchException("seed 003: the " + codec + " output does not decode: " + e.getMessage());
+        throw new MismatchException(
+            "seed 003: the " + codec + " output does not decode: " + e.getMessage());
       }
       Cipher decrypt = Cipher.getInstance("AES/ECB/PKCS5Padding");
       decrypt.init(Cipher.DECRYPT_MODE, key);
-      if (!Arrays.equals(decrypt.doFinal(out), plain)) {
+      byte[] back;
+      try {
+        back = decrypt.doFinal(out);
+      } catch (GeneralSecurityException e) { // a wrong key's output fails the padding check
+        throw new MismatchException("seed 003: the output does not decrypt: " + e.getMessage());
+      }
+      if (!Arrays.equals(back, plain)) {
         throw new MismatchException("seed 003: the output does not decrypt to the plaintext");
       }
     }
