@@ -159,6 +159,11 @@ def _ended(done):
     return f"exit {done[0]}" if done[0] >= 0 else signal.Signals(-done[0]).name
 
 
+def _failed(done):
+    """How a process that failed ended: "exit 1", "killed by SIGPIPE"."""
+    return f"exit {done[0]}" if done[0] >= 0 else f"killed by {signal.Signals(-done[0]).name}"
+
+
 def stop(*procs, grace=3.0):
     """Stops the processes still running, together: SIGTERM by PID to each,
     SIGKILL to those left after `grace` seconds; all reaped, and how each
@@ -463,7 +468,7 @@ def run_pair(server_peer, client_peer, cipher, backend, connections, pings, time
             server_said = first_error_line(paths["serr"], None)
             if server_said:
                 why += f"; the server: {server_said}"
-            raise RunError(f"the client failed ({_ended(client_done)}): {why}")
+            raise RunError(f"the client failed ({_failed(client_done)}): {why}")
         end = time.monotonic() + 30
         while server_done is None and time.monotonic() < end:
             time.sleep(0.01)
@@ -473,7 +478,7 @@ def run_pair(server_peer, client_peer, cipher, backend, connections, pings, time
             raise RunError("the server did not end after the client's connections closed "
                            "(stopped by its PID)")
         if server_done[0] != 0:
-            raise RunError(f"the server failed ({_ended(server_done)}): "
+            raise RunError(f"the server failed ({_failed(server_done)}): "
                            f"{first_error_line(paths['serr'])}")
         figures = last_json_line(paths["cout"], "client")
         served = last_json_line(paths["sout"], "server")
@@ -870,7 +875,8 @@ def _run(args, say):
     for peer in (go, java):
         if peer.why_not:
             skipped.append(f"{peer.label} peer: {peer.why_not}")
-            say(f"run-pingpong: {peer.label} peer {peer.why_not}")
+            if peer.label.lower() in args.peer_set:  # asked for, and cannot run: say why
+                say(f"run-pingpong: {peer.label} peer {peer.why_not}")
     registry = list_backends(cpp)
     backends, backend_skips = choose_backends(args, registry)
     for line in backend_skips:
