@@ -560,8 +560,8 @@ class DriverArgsTest(unittest.TestCase):
 
     def test_run_pingpong_refuses_before_install_and_build(self):
         """tools/run-pingpong with a bad backend or a --check-args of its
-        own: exit 2 and one line, and neither install-deps (dpkg-query,
-        apt-get) nor cmake is ever run."""
+        own: exit 2 and one line; with --help, the help; and neither
+        install-deps (dpkg-query, apt-get) nor cmake is ever run."""
         with tempfile.TemporaryDirectory() as stubs:
             log = os.path.join(stubs, "ran")
             for tool in ("cmake", "dpkg-query", "apt-get", "sudo", "ninja"):
@@ -578,6 +578,10 @@ class DriverArgsTest(unittest.TestCase):
                     out = subprocess.run([os.path.join(SOURCE, "tools", "run-pingpong"), *argv],
                                          capture_output=True, text=True, timeout=60, env=env)
                     self.assert_one_line(out, want)
+            out = subprocess.run([os.path.join(SOURCE, "tools", "run-pingpong"), "--pings=5000",
+                                  "--help"], capture_output=True, text=True, timeout=60, env=env)
+            self.assertEqual((out.returncode, out.stderr), (0, ""))
+            self.assertTrue(out.stdout.startswith("usage: run-pingpong"), out.stdout[:200])
             self.assertFalse(os.path.exists(log), "something was installed or built")
 
     def test_backends_the_build_cannot_seal_with(self):
