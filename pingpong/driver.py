@@ -686,7 +686,7 @@ def make_context(args, peers, registry, cells, results, skipped, interop_lines, 
     used = {c.backend for c in cells if c.peer is cpp and c.cipher == SEALED}
     for b in registry:
         if b["name"] in used:
-            for k, v in b["context"].items():
+            for k, v in b.get("context", {}).items():
                 ctx[k] = str(v)
     return ctx
 
@@ -811,7 +811,7 @@ def choose_backends(args, registry):
         if b["sealed_pingpong"]:
             usable.append(b["name"])
         elif args.backends == "all":
-            skipped.append(f"{b['name']}: {b['why_not']}")
+            skipped.append(f"{b['name']}: {b.get('why_not') or 'cannot seal here'}")
     if args.backends == "all":
         return usable, skipped
     if args.backends == "none":
@@ -823,7 +823,7 @@ def choose_backends(args, registry):
                              f"the build was configured); compiled in: {', '.join(known)}")
         if not known[n]["sealed_pingpong"]:
             raise UsageError(f"backend '{n}' cannot run the sealed ping-pong: "
-                             f"{known[n]['why_not']}")
+                             f"{known[n].get('why_not') or 'the registry says so'}")
     return list(args.backend_list), skipped
 
 
