@@ -124,7 +124,8 @@ class CpuWindowTest(Setup):
     process's time the driver reads with wait4."""
 
     def test_self_check_not_counted(self):
-        stacks = [(self.cpp, "openssl")] + [(p, None) for p in (self.go, self.java) if not p.why_not]
+        stacks = [(self.cpp, "openssl")]
+        stacks += [(p, None) for p in (self.go, self.java) if not p.why_not]
         for peer, backend in stacks:
             with self.subTest(peer=peer.label):
                 f = self.pair(peer, peer, driver.SEALED, backend, connections=2, pings=2000)
@@ -374,7 +375,8 @@ class ResetTest(Setup):
             self.assertTrue(signal_ignored(server.pid, signal.SIGPIPE), "the server")
             # A client with a ping in flight that is never answered.
             client = driver.start("client", self.cpp.client_argv(None, None, port, 1, 1, 30),
-                                  os.path.join(self.work, "c.out"), os.path.join(self.work, "c.err"))
+                                  os.path.join(self.work, "c.out"),
+                                  os.path.join(self.work, "c.err"))
             end = time.monotonic() + 10
             while not signal_ignored(client.pid, signal.SIGPIPE) and time.monotonic() < end:
                 time.sleep(0.01)  # before the exec, or before main() ran
@@ -768,8 +770,8 @@ class ToolchainTest(unittest.TestCase):
         fake_program(os.path.join(jdk, "bin", "javac"), 'echo "javac 21.0.1"')
         java = driver.find_peers(build)[2]
         self.assertEqual(java.why_not, f"skipped: no Java 17 JDK in CRYPTOBENCH_JAVA_HOME={jdk}: "
-                                       "install Debian's openjdk-17-jdk-headless (tools/install-deps "
-                                       "does)")
+                                       "install Debian's openjdk-17-jdk-headless "
+                                       "(tools/install-deps does)")
 
     def test_go_missing_and_cpu_mask(self):
         build, _ = self.build()
@@ -885,11 +887,11 @@ class VerdictTest(unittest.TestCase):
         cells = [[4000 + 30 * k + j for j in range(5)] for k in range(13)]
         v = verdict_of(library_doc(cells, [3500 + j for j in range(5)]))
         self.assertEqual(v.verdict, "matters")
-        self.assertRegex("\n".join(v.lines), r"the choice: 360 ns per ping of wall time between the "
-                                            r"fastest and the slowest of 13 libraries \(9%; "
-                                            r"Kruskal-Wallis across the 13 libraries: p < 0.001, "
-                                            r"noise floor [0-9.]+%\)\. Yes: the libraries differ "
-                                            r"significantly")
+        self.assertRegex("\n".join(v.lines),
+                         r"the choice: 360 ns per ping of wall time between the fastest and the "
+                         r"slowest of 13 libraries \(9%; Kruskal-Wallis across the 13 libraries: "
+                         r"p < 0.001, noise floor [0-9.]+%\)\. Yes: the libraries differ "
+                         r"significantly")
 
     def test_too_few_repetitions(self):
         v = verdict_of(library_doc([[4000, 4010, 4020, 4030], [4400, 4410, 4420, 4430]]))
