@@ -8,8 +8,10 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,16 +28,20 @@ void fail(std::string_view program, const std::string& why, int status) {
   std::exit(status);
 }
 
-Flags::Flags(std::string_view program, int argc, char** argv,
+Flags::Flags(std::string_view program, std::string_view usage, int argc, char** argv,
              std::initializer_list<std::string_view> known)
     : program_(program) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::printf("%.*s", static_cast<int>(usage.size()), usage.data());
+      std::exit(0);
+    }
     if (!arg.starts_with("--")) fail(program, "unexpected argument '" + std::string(arg) + "'", 2);
     const std::size_t eq = arg.find('=');
     const std::string name(arg.substr(2, eq == std::string_view::npos ? arg.npos : eq - 2));
     if (std::find(known.begin(), known.end(), name) == known.end()) {
-      fail(program, "unknown flag '--" + name + "'", 2);
+      fail(program, "unknown flag '--" + name + "' (--help lists them)", 2);
     }
     if (values_.contains(name)) fail(program, "--" + name + " given twice", 2);
     values_[name] = eq == std::string_view::npos ? "" : std::string(arg.substr(eq + 1));
@@ -185,6 +191,20 @@ Crypto make_crypto(std::string_view program, const std::string& backend_name,
   return crypto;
 }
 
+std::optional<Crypto> crypto_from_flags(std::string_view program, const Flags& flags,
+                                        std::string_view peer) {
+  if (!flags.has("key")) {
+    if (flags.has("backend")) {
+      fail(program,
+           "--backend needs --key (the same 32 hex digits as the " + std::string(peer) + "'s)", 2);
+    }
+    return std::nullopt;
+  }
+  std::array<std::uint8_t, kKeySize> key{};
+  if (!parse_key(flags.text("key", ""), key)) fail(program, "--key must be 32 hex digits", 2);
+  return make_crypto(program, flags.text("backend", "openssl"), key);
+}
+
 int list_backends() {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const BackendEntry* entry : compiled_backends()) {
@@ -215,16 +235,20 @@ int list_backends() {
   return 0;
 }
 
-Resources own_resources() {
+CpuTime cpu_time() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   auto ns = [](const timeval& t) {
     return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000ull +
            static_cast<std::uint64_t>(t.tv_usec) * 1000ull;
   };
-  // The peak RSS from VmHWM, this address space's own high-water mark:
-  // ru_maxrss also counts the RSS of whatever exec'd this program (a Python
-  // driver's 14 MB would show as this program's).
+  return {ns(usage.ru_utime), ns(usage.ru_stime)};
+}
+
+std::uint64_t peak_rss_kib() {
+  // VmHWM, this address space's own high-water mark: ru_maxrss also counts
+  // the RSS of whatever exec'd this program (a Python driver's 14 MB would
+  // show as this program's).
   std::uint64_t peak = 0;
   if (std::FILE* f = std::fopen("/proc/self/status", "r")) {
     char line[256];
@@ -234,7 +258,17 @@ Resources own_resources() {
     }
     std::fclose(f);
   }
-  return {ns(usage.ru_utime), ns(usage.ru_stime), peak};
+  return peak;
+}
+
+void ignore_sigpipe() { std::signal(SIGPIPE, SIG_IGN); }
+
+std::string io_error(std::string_view peer, std::string_view call, int error) {
+  const std::string what = std::string(call) + ": " + std::strerror(error);
+  if (error == ECONNRESET || error == EPIPE) {
+    return "the " + std::string(peer) + " reset the connection (" + what + ")";
+  }
+  return what;
 }
 
 int signal_fd() {

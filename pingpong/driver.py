@@ -5,7 +5,9 @@ tools/run-pingpong builds the programs and calls this; tests call it with a
 build folder of their own. For each repetition, in an order shuffled anew
 (interleaved, so that the machine's drift spreads over every cell alike), it
 runs every cell: the C++ server and client plain, sealed with AES-128-GCM by
-each chosen cryptobench backend, and the Go and Java peers plain and sealed.
+each chosen cryptobench backend, and the Go and Java peers plain and sealed;
+and C++ plain on one connection (--unloaded-pings), the unloaded loopback
+round trip that the crypto per ping is set against.
 Each cell is one server and one client process on a free port: the server
 prints its port, the client does its pings, the server ends when all
 connections have closed. Figures:
@@ -21,6 +23,10 @@ connections have closed. Figures:
                          opening, as they measure it in the run; and the same
                          four operations alone in a tight loop (isolated)
   CPU per ping           the client's and the server's user + system time
+                         over the pings: each program reads its own (C++
+                         and Go getrusage, Java its process CPU time) just
+                         before its first connect or accept and after its
+                         last pong, and reports the difference
 
 Every process is started by this script, stopped by its PID (SIGTERM, then
 SIGKILL) and reaped; children die with it (PR_SET_PDEATHSIG) should it be
@@ -28,7 +34,16 @@ killed outright; each process has a --timeout of its own and this script a
 deadline per cell. A cell that fails (a pong that does not authenticate, a
 reply that is not "Pong", a process that errs or times out) fails the run:
 exit 1 and one line saying which cell and why. SIGINT, SIGTERM and SIGHUP
-stop the running cell's processes and exit 128 + the signal.
+stop the running cell's processes and exit 128 + the signal. A bad argument
+(an unknown or repeated backend or peer, a number out of range, an unknown
+flag) is one line and exit 2, before anything runs; tools/run-pingpong checks
+the arguments so (CRYPTOBENCH_PINGPONG_CHECK_ONLY=1) before it installs or
+builds anything.
+
+The Go and Java peers are the toolchains tools/run-peers uses
+(tools/toolchains.py: CRYPTOBENCH_GO, CRYPTOBENCH_JAVA_HOME, Java 17), and
+are named from the version their programs report (--version): go-1.19,
+java-17.
 
 Writes, in RUNS_DIR/<UTC time>-pingpong/:
   benchmark.json    Google Benchmark-format JSON (every repetition; names
@@ -49,7 +64,6 @@ import os
 import platform
 import random
 import re
-import select
 import signal
 import socket
 import subprocess
@@ -57,17 +71,29 @@ import sys
 import tempfile
 import time
 
+SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "tools"))
+import toolchains  # noqa: E402
+
 PLAIN = "none"
 SEALED = "aes-128-gcm"
 MESSAGE_SIZE = 4
 PR_SET_PDEATHSIG = 1
 POLL_SECONDS = 0.05
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
-SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MAX_PINGS = 100_000_000      # the programs' limit: 4 bytes of round trip kept per ping
+UNLOADED_PINGS = 100_000     # the 1-connection cell's pings by default (at most --pings)
+SERVER_FAULTS = ("flip-tag", "stale-nonce", "wrong-reply", "stall")
+QUERY_TIMEOUT = 60           # seconds: --list-backends, --version
+DERIVE_TIMEOUT = 600         # seconds: each cryptobench-results command
 
 
 class RunError(Exception):
     """A cell or the set-up failed: one line saying which and why."""
+
+
+class UsageError(Exception):
+    """A bad argument: one line, exit 2, before anything is measured."""
 
 
 class Interrupted(Exception):
@@ -131,6 +157,11 @@ def reap(proc, block=False):
 
 def _ended(done):
     return f"exit {done[0]}" if done[0] >= 0 else signal.Signals(-done[0]).name
+
+
+def _failed(done):
+    """How a process that failed ended: "exit 1", "killed by SIGPIPE"."""
+    return f"exit {done[0]}" if done[0] >= 0 else f"killed by {signal.Signals(-done[0]).name}"
 
 
 def stop(*procs, grace=3.0):
@@ -198,10 +229,13 @@ def last_json_line(path, role):
         raise RunError(f"the {role} wrote figures that are not JSON: {lines[-1][:200]}") from None
 
 
-def first_error_line(path):
-    with open(path, errors="replace") as f:
-        lines = [line.strip() for line in f if line.strip()]
-    return lines[0] if lines else "(nothing on stderr)"
+def first_error_line(path, nothing="(nothing on stderr)"):
+    try:
+        with open(path, errors="replace") as f:
+            lines = [line.strip() for line in f if line.strip()]
+    except OSError:
+        lines = []
+    return lines[0] if lines else nothing
 
 
 # -------------------------------------------------------------------- peers
@@ -210,22 +244,30 @@ class Peer:
     """One implementation of the protocol: how to start its server and client."""
 
     def __init__(self, name, label, server, client, backends=None, why_not=""):
-        self.name = name          # cpp-epoll, go-1.19, java-17
+        self.name = name          # cpp-epoll, go-1.19, java-17 (from the runtime's version)
         self.label = label        # C++, Go, Java
         self.server = server      # argv prefix
         self.client = client
         self.backends = backends  # C++: chooses the AES backend (--backend=)
         self.why_not = why_not    # why it cannot run here ("" when it can)
+        self.version = ""         # the runtime's own version text (go1.19.8, 17.0.15)
         self.library = ""
+
+    @property
+    def impl(self):
+        """What its programs write as "impl": cpp-epoll, go-1.19.8, java-17.0.15."""
+        if self.backends is not None:
+            return self.name
+        return f"{self.label.lower()}-" + (self.version[2:] if self.label == "Go" else self.version)
 
     def server_argv(self, backend, key, connections, timeout, extra=()):
         argv = self.server + ["--port=0", f"--connections={connections}", f"--timeout={timeout}"]
         return argv + self._crypto(backend, key) + list(extra)
 
-    def client_argv(self, backend, key, port, connections, pings, timeout):
+    def client_argv(self, backend, key, port, connections, pings, timeout, extra=()):
         argv = self.client + [f"--port={port}", f"--connections={connections}", f"--pings={pings}",
                               f"--timeout={timeout}"]
-        return argv + self._crypto(backend, key)
+        return argv + self._crypto(backend, key) + list(extra)
 
     def _crypto(self, backend, key):
         if key is None:
@@ -233,77 +275,165 @@ class Peer:
         return [f"--key={key}"] + ([f"--backend={backend}"] if self.backends is not None else [])
 
 
-def find_peers(build_dir):
+def query(argv, what):
+    """stdout of a short command (--list-backends, --version); RunError with
+    one line when it cannot run, fails, or takes over QUERY_TIMEOUT."""
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=QUERY_TIMEOUT,
+                             stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise RunError(f"{what} did not answer within {QUERY_TIMEOUT} s") from None
+    except OSError as e:
+        raise RunError(f"{what} cannot run: {e.strerror or e}") from None
+    if out.returncode != 0:
+        said = out.stderr.strip().splitlines()
+        raise RunError(f"{what} failed (exit {out.returncode}): "
+                       f"{said[0][:300] if said else '(nothing on stderr)'}")
+    return out.stdout
+
+
+def _name_from_version(peer, language, argv):
+    """Names the peer from the version its program reports (go-1.19,
+    java-17); a program that cannot say is skipped, saying why."""
+    try:
+        peer.version = query(argv + ["--version"], f"the {peer.label} client").strip()
+    except RunError as e:
+        peer.why_not = f"skipped: {e}"
+        return
+    name = toolchains.peer_name(language, peer.version)
+    if name is None:
+        peer.why_not = f"skipped: its runtime reports an unreadable version '{peer.version[:80]}'"
+    else:
+        peer.name = name
+
+
+def find_peers(build_dir, wanted=("go", "java")):
     """The C++ programs (required) and the Go and Java peers (each skipped,
-    with the reason, when its toolchain was missing)."""
+    with the reason, when not wanted, when its toolchain is missing or when
+    it was not built); the peers' names come from their runtimes' versions."""
     folder = os.path.join(build_dir, "pingpong")
     server = os.path.join(folder, "cryptobench-pingpong-server")
     client = os.path.join(folder, "cryptobench-pingpong-client")
+    if not os.path.isdir(build_dir):
+        raise UsageError(f"--build-dir={build_dir} is not a folder (cmake --preset release builds "
+                         "build/release)")
     for path in (server, client):
         if not os.access(path, os.X_OK):
-            raise RunError(f"{path} is missing: build it (cmake --build --preset release)")
+            raise UsageError(f"{path} is missing: build it (cmake --build --preset release)")
     cpp = Peer("cpp-epoll", "C++", [server], [client], backends=[])
     cpp.library = "cryptobench ping-pong in C++20: one epoll thread per process"
+
     go_server = os.path.join(folder, "pingpong-go-server")
     go_client = os.path.join(folder, "pingpong-go-client")
-    go = Peer("go-1.19", "Go", [go_server], [go_client])
-    if not (os.access(go_server, os.X_OK) and os.access(go_client, os.X_OK)):
-        go.why_not = ("skipped: go was not found when the build was configured (Debian: "
-                      "apt-get install golang-go, or tools/install-deps)")
+    go = Peer("go", "Go", [go_server], [go_client])
     classes = os.path.join(folder, "java-classes")
-    java_bin = _which("java")
-    java = Peer("java-17", "Java", [java_bin or "java", "-cp", classes, "PingPongServer"],
-                [java_bin or "java", "-cp", classes, "PingPongClient"])
-    if not os.path.exists(os.path.join(classes, "built.stamp")):
-        java.why_not = ("skipped: javac was not found when the build was configured (Debian: "
-                        "apt-get install openjdk-17-jdk-headless, or tools/install-deps)")
-    elif not java_bin:
-        java.why_not = "skipped: no java on PATH (Debian: apt-get install openjdk-17-jdk-headless)"
+    java = Peer("java", "Java", [], [])
+    for peer, language in ((go, "go"), (java, "java")):
+        if language not in wanted:
+            peer.why_not = "skipped: not asked for (--peers)"
+            continue
+        try:
+            toolchains.cpu_mask_check()
+            if language == "go":
+                built = os.access(go_server, os.X_OK) and os.access(go_client, os.X_OK)
+                if not built:
+                    toolchains.find_go()  # Missing says why; else it was left out of the build
+            else:
+                built = os.path.exists(os.path.join(classes, "built.stamp"))
+                java_bin = toolchains.find_jdk()[0]  # the runtime run-peers uses, Java 17
+                peer.server = [java_bin, "-cp", classes, "PingPongServer"]
+                peer.client = [java_bin, "-cp", classes, "PingPongClient"]
+        except toolchains.Missing as e:
+            peer.why_not = f"skipped: {e}"
+            continue
+        if not built:
+            peer.why_not = (f"skipped: not built in {build_dir} (the build's configure step found "
+                            f"no toolchain, or it was left out: cmake --build --preset release "
+                            f"--target pingpong-{language})")
+            continue
+        _name_from_version(peer, language, peer.client)
     return cpp, go, java
-
-
-def _which(program):
-    for folder in os.environ.get("PATH", "").split(os.pathsep):
-        path = os.path.join(folder, program)
-        if os.access(path, os.X_OK) and os.path.isfile(path):
-            return path
-    return None
 
 
 def list_backends(cpp):
     """The registry's view: [{name, sealed_pingpong, why_not, context}]."""
-    out = subprocess.run(cpp.client + ["--list-backends"], capture_output=True, text=True,
-                         timeout=60)
-    if out.returncode != 0:
-        raise RunError(f"{cpp.client[0]} --list-backends failed: {out.stderr.strip()[:300]}")
-    return json.loads(out.stdout)
+    text = query(cpp.client + ["--list-backends"], f"{cpp.client[0]} --list-backends")
+    try:
+        registry = json.loads(text)
+        if not all(isinstance(b, dict) and isinstance(b.get("name"), str) and
+                   isinstance(b.get("sealed_pingpong"), bool) and
+                   isinstance(b.get("context", {}), dict) for b in registry):
+            raise ValueError("not a list of backends")
+    except (ValueError, TypeError) as e:
+        raise RunError(f"{cpp.client[0]} --list-backends wrote something other than its JSON "
+                       f"list ({e}): {text.strip()[:120]!r}") from None
+    return registry
+
+
+def source_backends():
+    """The backends this source tree defines (kernels/*/CMakeLists.txt), for
+    checking --backends before anything is built."""
+    names = []
+    kernels = os.path.join(SOURCE_DIR, "kernels")
+    try:
+        folders = sorted(os.listdir(kernels))
+    except OSError:
+        return names
+    for folder in folders:
+        try:
+            with open(os.path.join(kernels, folder, "CMakeLists.txt")) as f:
+                text = f.read()
+        except OSError:
+            continue
+        names += re.findall(r"cryptobench_(?:library|add)_backend\(\s*([A-Za-z0-9_.+-]+)", text)
+    return names
 
 
 # -------------------------------------------------------------------- cells
 
 class Cell:
-    """One thing measured: a peer, plain or sealed (with which backend)."""
+    """One thing measured: a peer, plain or sealed (with which backend), on
+    so many connections with so many pings."""
 
-    def __init__(self, peer, cipher, backend):
+    def __init__(self, peer, cipher, backend, connections, pings, unloaded=False):
         self.peer = peer
         self.cipher = cipher
         self.backend = backend  # the name in the results: the AES backend, or the peer's
+        self.connections = connections
+        self.pings = pings
+        self.unloaded = unloaded  # the 1-connection cell: the loopback round trip alone
 
     @property
     def title(self):
         if self.cipher == PLAIN:
-            return f"{self.peer.label} plain"
+            return f"{self.peer.label} plain" + (", 1 connection" if self.unloaded else "")
         aes = self.backend if self.peer.backends is not None else self.peer.name
         return f"{self.peer.label} AES-128-GCM ({aes})"
 
-    def name(self, connections, pings):
+    @property
+    def name(self):
         return (f"pingpong/backend:{self.backend}/cipher:{self.cipher}/op:pingpong/"
-                f"size:{MESSAGE_SIZE}/codec:none/pool:on/key:cached/connections:{connections}/"
-                f"pings:{pings}/real_time")
+                f"size:{MESSAGE_SIZE}/codec:none/pool:on/key:cached/connections:{self.connections}/"
+                f"pings:{self.pings}/real_time")
+
+
+# What each program's JSON line must hold (numbers), and the server's.
+CLIENT_FIGURES = ("connections", "pings", "wall_ns", "rtt_p50_ns", "rtt_p90_ns", "rtt_p99_ns",
+                  "rtt_p999_ns", "rtt_max_ns", "rtt_mean_ns", "crypto_ns",
+                  "crypto_isolated_ns_per_ping", "cpu_ns", "peak_rss_kib")
+SERVER_FIGURES = ("connections", "pings", "errors", "crypto_ns", "cpu_ns", "peak_rss_kib")
+
+
+def check_figures(figures, names, role):
+    for name in names:
+        value = figures.get(name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise RunError(f"the {role}'s figures have no {name} (a number 0 or more): "
+                           f"{json.dumps(figures)[:200]}")
 
 
 def run_pair(server_peer, client_peer, cipher, backend, connections, pings, timeout, workdir,
-             server_extra=()):
+             server_extra=(), client_extra=()):
     """One server and one client, to the end. Returns the measurements, or
     raises RunError (both processes stopped and reaped first)."""
     key = os.urandom(16).hex() if cipher == SEALED else None
@@ -315,7 +445,7 @@ def run_pair(server_peer, client_peer, cipher, backend, connections, pings, time
     try:
         port = _await_port(server, paths, timeout)
         client = start("client", client_peer.client_argv(backend, key, port, connections, pings,
-                                                         timeout),
+                                                         timeout, client_extra),
                        paths["cout"], paths["cerr"])
         peak_rss = peak_anon = 0
         server_done = client_done = None
@@ -330,12 +460,15 @@ def run_pair(server_peer, client_peer, cipher, backend, connections, pings, time
             client_done = reap(client)
             if server_done is None:
                 server_done = reap(server)
-        status, client_usage = client_done
+        status, _ = client_done
         if status != 0:
             why = first_error_line(paths["cerr"])
-            if server_done is not None and server_done[0] != 0:
-                why += f"; the server: {first_error_line(paths['serr'])}"
-            raise RunError(f"the client failed (exit {status}): {why}")
+            # What the server said of it (written as it refused, before it
+            # closed the connection); it is stopped below.
+            server_said = first_error_line(paths["serr"], None)
+            if server_said:
+                why += f"; the server: {server_said}"
+            raise RunError(f"the client failed ({_failed(client_done)}): {why}")
         end = time.monotonic() + 30
         while server_done is None and time.monotonic() < end:
             time.sleep(0.01)
@@ -344,22 +477,32 @@ def run_pair(server_peer, client_peer, cipher, backend, connections, pings, time
             stop(server)
             raise RunError("the server did not end after the client's connections closed "
                            "(stopped by its PID)")
-        status, server_usage = server_done
-        if status != 0:
-            raise RunError(f"the server failed (exit {status}): {first_error_line(paths['serr'])}")
+        if server_done[0] != 0:
+            raise RunError(f"the server failed ({_failed(server_done)}): "
+                           f"{first_error_line(paths['serr'])}")
         figures = last_json_line(paths["cout"], "client")
         served = last_json_line(paths["sout"], "server")
     finally:
         stop(client, server)
-    if figures.get("pings") != pings or served.get("pings") != pings:
-        raise RunError(f"the client counted {figures.get('pings')} pongs and the server "
-                       f"{served.get('pings')} pings, not {pings}")
-    if served.get("connections") != connections or served.get("errors", 1) != 0:
-        raise RunError(f"the server saw {served.get('connections')} connections and "
-                       f"{served.get('errors')} errors")
-    for side, usage in (("client", client_usage), ("server", server_usage)):
-        # CPU time from wait4; not its ru_maxrss, which also counts this
-        # script's RSS from before the exec: the programs report VmHWM.
+    check_figures(figures, CLIENT_FIGURES, "client")
+    check_figures(served, SERVER_FIGURES, "server")
+    for role, peer, said in (("client", client_peer, figures), ("server", server_peer, served)):
+        if peer.version and said.get("impl") != peer.impl:
+            # The runtime that ran is not the one that named the peer.
+            raise RunError(f"the {role} reports {said.get('impl')}, not the {peer.impl} its "
+                           "--version said")
+    if figures["pings"] != pings or served["pings"] != pings:
+        raise RunError(f"the client counted {figures['pings']} pongs and the server "
+                       f"{served['pings']} pings, not {pings}")
+    if served["connections"] != connections or served["errors"] != 0:
+        raise RunError(f"the server saw {served['connections']} connections and "
+                       f"{served['errors']} errors")
+    for side, done in (("client", client_done), ("server", server_done)):
+        # The whole process's CPU time (wait4), kept beside the programs' own
+        # figures over the pings (start-up, self-check and JIT included);
+        # not its ru_maxrss, which also counts this script's RSS from
+        # before the exec: the programs report VmHWM.
+        usage = done[1]
         figures[f"{side}_rusage"] = {"user_ns": round(usage.ru_utime * 1e9),
                                      "system_ns": round(usage.ru_stime * 1e9)}
     figures["server"] = served
@@ -386,7 +529,7 @@ def _await_port(server, paths, timeout):
 
 def run_cell(cell, args, workdir):
     return run_pair(cell.peer, cell.peer, cell.cipher, cell.backend if cell.cipher == SEALED else None,
-                    args.connections, args.pings, args.timeout, workdir, args.server_extra)
+                    cell.connections, cell.pings, args.timeout, workdir, args.server_extra)
 
 
 # ---------------------------------------------------------------- interop
@@ -413,18 +556,20 @@ def interop(peers, backend, workdir, timeout, say):
 
 # ------------------------------------------------------------------ results
 
-def entries(cell, runs, connections, pings):
-    """Google Benchmark-format entries, one per repetition."""
+def entries(cell, runs):
+    """Google Benchmark-format entries, one per repetition. CPU times are
+    the programs' own, over the pings (not the whole processes' wait4
+    figures, which processes.jsonl keeps)."""
     out = []
-    name = cell.name(connections, pings)
+    name, pings = cell.name, cell.pings
     for index, f in enumerate(runs):
-        server, cr, sr = f["server"], f["client_rusage"], f["server_rusage"]
+        server = f["server"]
         e = {
             "name": name, "family_index": 0, "per_family_instance_index": 0, "run_name": name,
             "run_type": "iteration", "repetitions": len(runs), "repetition_index": index,
             "threads": 1, "iterations": pings,
             "real_time": f["wall_ns"] / pings,
-            "cpu_time": (cr["user_ns"] + cr["system_ns"]) / pings,
+            "cpu_time": f["cpu_ns"] / pings,
             "time_unit": "ns",
             "items_per_second": pings / (f["wall_ns"] / 1e9),
             "rtt_p50_ns": f["rtt_p50_ns"], "rtt_p90_ns": f["rtt_p90_ns"],
@@ -432,8 +577,8 @@ def entries(cell, runs, connections, pings):
             "rtt_max_ns": f["rtt_max_ns"], "rtt_mean_ns": f["rtt_mean_ns"],
             "server_peak_rss_kib": server["peak_rss_kib"] or f["server_polled_peak_rss_kib"],
             "client_peak_rss_kib": f["peak_rss_kib"],
-            "server_cpu_ns_per_ping": (sr["user_ns"] + sr["system_ns"]) / pings,
-            "client_cpu_ns_per_ping": (cr["user_ns"] + cr["system_ns"]) / pings,
+            "server_cpu_ns_per_ping": server["cpu_ns"] / pings,
+            "client_cpu_ns_per_ping": f["cpu_ns"] / pings,
         }
         if f.get("server_polled_peak_anon_kib"):
             e["server_peak_anon_kib"] = f["server_polled_peak_anon_kib"]
@@ -481,10 +626,14 @@ def git_commit(source_dir):
 
 def make_context(args, peers, registry, cells, results, skipped, interop_lines, seed):
     cpp, go, java = peers
-    impl = {c.peer.name: results[c][0]["impl"] for c in cells if results[c]}
-    go.library = f"Go {impl.get(go.name, 'go-1.19')[3:]}: net, crypto/aes, GOMAXPROCS {os.cpu_count()}"
-    java.library = (f"OpenJDK {impl.get(java.name, 'java-17')[5:]}: java.net, javax.crypto, "
-                    "default JVM flags")
+    first = {c.peer.name: results[c][0] for c in cells if results[c]}
+    if go.name in first:
+        f = first[go.name]
+        go.library = (f"Go {f['impl'][3:]}: net, crypto/aes, GOMAXPROCS "
+                      f"{f.get('gomaxprocs', '?')} (the runtime's default: the CPUs it may use)")
+    if java.name in first:
+        java.library = (f"OpenJDK {first[java.name]['impl'][5:]}: java.net, javax.crypto, "
+                        "default JVM flags")
     ctx = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "host_name": socket.gethostname(),
@@ -498,6 +647,9 @@ def make_context(args, peers, registry, cells, results, skipped, interop_lines, 
         "pingpong.connections": str(args.connections),
         "pingpong.pings": str(args.pings),
         "pingpong.repetitions": str(args.repetitions),
+        "pingpong.unloaded": (f"C++ plain on 1 connection, {args.unloaded_pings:,} pings: the "
+                              "loopback round trip with nothing queued behind it"
+                              if args.unloaded_pings else "not run (--unloaded-pings=0)"),
         "pingpong.order": f"every repetition runs every cell once, in an order shuffled anew "
                           f"(random seed {seed})",
         "pingpong.network": "127.0.0.1 only, TCP_NODELAY on every socket, a free port per cell",
@@ -506,7 +658,10 @@ def make_context(args, peers, registry, cells, results, skipped, interop_lines, 
                              "random key per cell",
         "pingpong.figures": "real_time: wall time / pings (the seed's figure); rtt_*: each "
                             "ping's round trip in the client; server_peak_rss_kib: the server's "
-                            "VmHWM as it ends; cpu: wait4 rusage; server_peak_anon_kib: the largest RssAnon polled every "
+                            "VmHWM as it ends; cpu: each program's own CPU time over the pings "
+                            "(C++ and Go getrusage, Java its process CPU time, from just before "
+                            "its first connect or accept to after its last pong); "
+                            "server_peak_anon_kib: the largest RssAnon polled every "
                             f"{int(POLL_SECONDS * 1000)} ms; crypto_ns_per_ping: both sides' "
                             "seal+open time in the run; crypto_isolated_ns_per_ping: two seals "
                             "and two opens alone",
@@ -518,7 +673,7 @@ def make_context(args, peers, registry, cells, results, skipped, interop_lines, 
     ctx[f"backend.{cpp.name}.library"] = cpp.library
     ctx[f"backend.{cpp.name}.code_path"] = "no AES (plain)"
     for peer in (go, java):
-        if peer.name not in impl:
+        if peer.name not in first:
             continue
         ctx[f"backend.{peer.name}.library"] = peer.library
         ctx[f"backend.{peer.name}.code_path"] = ("plain: no AES; sealed: " +
@@ -531,7 +686,7 @@ def make_context(args, peers, registry, cells, results, skipped, interop_lines, 
     used = {c.backend for c in cells if c.peer is cpp and c.cipher == SEALED}
     for b in registry:
         if b["name"] in used:
-            for k, v in b["context"].items():
+            for k, v in b.get("context", {}).items():
                 ctx[k] = str(v)
     return ctx
 
@@ -546,20 +701,56 @@ def document(args, peers, registry, cells, results, skipped, interop_lines, seed
            "benchmarks": []}
     doc["context"]["pingpong.elapsed_s"] = f"{elapsed:.0f}"
     for cell in cells:
-        doc["benchmarks"] += entries(cell, results[cell], args.connections, args.pings)
+        doc["benchmarks"] += entries(cell, results[cell])
     return doc
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors as one line and exit 2."""
+
+    def error(self, message):
+        # "argument --pings: must be ..." -> "--pings must be ..."
+        raise UsageError(re.sub(r"^argument (--[a-z-]+): ", r"\1 ", message))
+
+
+def _whole(low, high):
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {low:,} to {high:,}, "
+                                             f"not '{text}'") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low:,} to {high:,}, not {value:,}")
+        return value
+    return parse
+
+
+def _names(text, flag):
+    """A comma-separated list: no empty name, none twice."""
+    names = text.split(",")
+    if any(not n for n in names):
+        raise UsageError(f"{flag}={text} has an empty name")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise UsageError(f"{flag}={text} names {', '.join(twice)} more than once")
+    return names
+
+
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="run-pingpong", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = _Parser(prog="run-pingpong", description=__doc__, allow_abbrev=False,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--build-dir", default="build/release")
     p.add_argument("--runs-dir", default="results/runs")
-    p.add_argument("--check-args", action="store_true",
-                   help="check the arguments and exit (before a build)")
-    p.add_argument("--connections", type=int, default=100)
-    p.add_argument("--pings", type=int, default=1_000_000)
-    p.add_argument("--repetitions", type=int, default=5)
+    p.add_argument("--connections", type=_whole(1, 10_000), default=100)
+    p.add_argument("--pings", type=_whole(1, MAX_PINGS), default=1_000_000,
+                   help=f"pings per cell, from --connections to {MAX_PINGS:,} (each ping's round "
+                        "trip is kept: 4 bytes)")
+    p.add_argument("--unloaded-pings", type=_whole(0, MAX_PINGS),
+                   default=None,
+                   help=f"pings of the C++ plain cell on 1 connection, the unloaded round trip "
+                        f"(default: --pings, at most {UNLOADED_PINGS:,}; 0: no such cell)")
+    p.add_argument("--repetitions", type=_whole(1, 1000), default=5)
     p.add_argument("--backends", default="all",
                    help="C++ AES backends for the sealed cells: all (every one that can run here), "
                         "none, or a comma-separated list")
@@ -567,56 +758,87 @@ def parse_args(argv):
     p.add_argument("--no-plain", action="store_true", help="sealed cells only")
     p.add_argument("--no-interop", action="store_true",
                    help="skip the cross-language check (each client against each server)")
-    p.add_argument("--timeout", type=int, default=300, help="seconds per process (each cell)")
-    p.add_argument("--seed", type=int, default=None, help="the shuffling's random seed")
-    p.add_argument("--server-fault", default="",
+    p.add_argument("--timeout", type=_whole(1, 86_400), default=300,
+                   help="seconds per process (each cell)")
+    p.add_argument("--seed", type=_whole(0, (1 << 63) - 1), default=None,
+                   help="the shuffling's random seed")
+    p.add_argument("--server-fault", default="", choices=("",) + SERVER_FAULTS,
                    help="for the tests: --inject-fault=KIND for every C++ server")
     p.add_argument("--pid-log", default=None, help="for the tests: append 'role pid' per process")
+    given = [a.split("=", 1)[0] for a in argv if a.startswith("--")]
+    twice = sorted({a for a in given if given.count(a) > 1})
+    if twice:
+        raise UsageError(f"{', '.join(twice)} given more than once")
     args = p.parse_args(argv)
-    if not 1 <= args.connections <= 10_000:
-        p.error("--connections must be from 1 to 10000")
-    if not args.connections <= args.pings <= 1_000_000_000:
-        p.error("--pings must be from --connections to 10^9")
-    if not 1 <= args.repetitions <= 1000:
-        p.error("--repetitions must be from 1 to 1000")
-    if not 1 <= args.timeout <= 86_400:
-        p.error("--timeout must be from 1 to 86400 seconds")
-    peers = set() if args.peers == "none" else set(args.peers.split(","))
-    if not peers <= {"go", "java"}:
-        p.error(f"--peers takes go, java or none, not '{args.peers}'")
-    args.peer_set = peers
+    if args.pings < args.connections:
+        raise UsageError(f"--pings ({args.pings:,}) must be at least --connections "
+                         f"({args.connections:,})")
+    if args.unloaded_pings is None:
+        args.unloaded_pings = min(args.pings, UNLOADED_PINGS)
+    if args.connections == 1 or args.no_plain:
+        args.unloaded_pings = 0  # the main cells are unloaded already, or plain is not wanted
+    peers = [] if args.peers == "none" else _names(args.peers, "--peers")
+    unknown = [n for n in peers if n not in ("go", "java")]
+    if unknown:
+        raise UsageError(f"--peers takes go, java or none, not '{unknown[0]}'")
+    args.peer_set = set(peers)
+    if args.backends not in ("all", "none"):
+        chosen = _names(args.backends, "--backends")
+        for n in chosen:
+            if n in ("all", "none"):
+                raise UsageError(f"--backends={args.backends}: '{n}' stands alone")
+        known = source_backends()
+        for n in chosen:
+            if known and n not in known:
+                raise UsageError(f"unknown backend '{n}' (--backends); this source tree has: "
+                                 f"{', '.join(known)}")
+        args.backend_list = chosen
+    else:
+        args.backend_list = None
+    if os.path.exists(args.runs_dir) and not os.path.isdir(args.runs_dir):
+        raise UsageError(f"--runs-dir={args.runs_dir} is not a folder")
     args.server_extra = [f"--inject-fault={args.server_fault}", "--fault-after=50"] \
         if args.server_fault else []
     return args
 
 
 def choose_backends(args, registry):
-    """(chosen backend names, skip lines)."""
+    """(chosen backend names, skip lines). A chosen backend that is not
+    compiled in, cannot run on this CPU or offers no AES-128-GCM is a
+    UsageError (exit 2, before any cell runs)."""
     skipped, usable = [], []
     for b in registry:
         if b["sealed_pingpong"]:
             usable.append(b["name"])
         elif args.backends == "all":
-            skipped.append(f"{b['name']}: {b['why_not']}")
+            skipped.append(f"{b['name']}: {b.get('why_not') or 'cannot seal here'}")
     if args.backends == "all":
         return usable, skipped
     if args.backends == "none":
         return [], skipped
-    chosen = [n for n in args.backends.split(",") if n]
     known = {b["name"]: b for b in registry}
-    for n in chosen:
+    for n in args.backend_list:
         if n not in known:
-            raise RunError(f"unknown backend '{n}'; compiled in: {', '.join(known)}")
+            raise UsageError(f"backend '{n}' is not compiled in (its library was missing when "
+                             f"the build was configured); compiled in: {', '.join(known)}")
         if not known[n]["sealed_pingpong"]:
-            raise RunError(f"backend '{n}' cannot run the sealed ping-pong: {known[n]['why_not']}")
-    return chosen, skipped
+            raise UsageError(f"backend '{n}' cannot run the sealed ping-pong: "
+                             f"{known[n].get('why_not') or 'the registry says so'}")
+    return list(args.backend_list), skipped
 
 
 def main(argv=None):
     global _pid_log
-    args = parse_args(argv if argv is not None else sys.argv[1:])
-    if args.check_args:
-        return 0
+
+    def say(text):
+        print(text, file=sys.stderr, flush=True)
+    try:
+        args = parse_args(argv if argv is not None else sys.argv[1:])
+    except UsageError as e:
+        say(f"run-pingpong: {e}")
+        return 2
+    if os.environ.get("CRYPTOBENCH_PINGPONG_CHECK_ONLY") == "1":
+        return 0  # tools/run-pingpong, before it installs or builds anything
     _pid_log = args.pid_log
     caught = []
 
@@ -626,8 +848,6 @@ def main(argv=None):
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, on_signal)
 
-    def say(text):
-        print(text, file=sys.stderr, flush=True)
     try:
         return _run(args, say)
     except Interrupted as e:
@@ -635,6 +855,10 @@ def main(argv=None):
         say(f"run-pingpong: interrupted by signal {e.signum}; every process it started is stopped: "
             + (", ".join(_stopped) if _stopped else "none was running"))
         return 128 + e.signum
+    except UsageError as e:
+        stop_all()
+        say(f"run-pingpong: {e}")
+        return 2
     except RunError as e:
         stop_all()
         say(f"run-pingpong: {e}" + (f" (stopped {', '.join(_stopped)})" if _stopped else ""))
@@ -645,15 +869,14 @@ def main(argv=None):
 
 
 def _run(args, say):
-    peers = find_peers(args.build_dir)
+    peers = find_peers(args.build_dir, args.peer_set)
     cpp, go, java = peers
     skipped = []
     for peer in (go, java):
-        if peer.name.split("-")[0] not in args.peer_set:
-            peer.why_not = "skipped: not asked for (--peers)"
         if peer.why_not:
             skipped.append(f"{peer.label} peer: {peer.why_not}")
-            say(f"run-pingpong: {peer.label} peer {peer.why_not}")
+            if peer.label.lower() in args.peer_set:  # asked for, and cannot run: say why
+                say(f"run-pingpong: {peer.label} peer {peer.why_not}")
     registry = list_backends(cpp)
     backends, backend_skips = choose_backends(args, registry)
     for line in backend_skips:
@@ -662,21 +885,27 @@ def _run(args, say):
 
     cells = []
     if not args.no_plain:
-        cells.append(Cell(cpp, PLAIN, cpp.name))
-    cells += [Cell(cpp, SEALED, b) for b in backends]
+        cells.append(Cell(cpp, PLAIN, cpp.name, args.connections, args.pings))
+        if args.unloaded_pings:
+            cells.append(Cell(cpp, PLAIN, cpp.name, 1, args.unloaded_pings, unloaded=True))
+    cells += [Cell(cpp, SEALED, b, args.connections, args.pings) for b in backends]
     for peer in (go, java):
         if not peer.why_not:
             if not args.no_plain:
-                cells.append(Cell(peer, PLAIN, peer.name))
-            cells.append(Cell(peer, SEALED, peer.name))
+                cells.append(Cell(peer, PLAIN, peer.name, args.connections, args.pings))
+            cells.append(Cell(peer, SEALED, peer.name, args.connections, args.pings))
     if not cells:
-        raise RunError("nothing to run (no backend and no peer)")
+        raise UsageError("nothing to run (no backend and no peer)")
 
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     run_dir = os.path.join(args.runs_dir, f"{stamp}-pingpong")
-    os.makedirs(run_dir, exist_ok=True)
+    try:
+        os.makedirs(run_dir, exist_ok=True)
+        processes = open(os.path.join(run_dir, "processes.jsonl"), "w")
+    except OSError as e:
+        raise UsageError(f"cannot write the run's folder in --runs-dir={args.runs_dir}: "
+                         f"{e.strerror or e}") from None
     workdir = tempfile.mkdtemp(prefix="pingpong-")
-    processes = open(os.path.join(run_dir, "processes.jsonl"), "w")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
     rng = random.Random(seed)
     results = {c: [] for c in cells}
@@ -701,7 +930,7 @@ def _run(args, say):
                     figures = run_cell(cell, args, workdir)
                 except RunError as e:
                     raise RunError(f"{cell.title}, repetition {rep + 1}: {e}") from None
-                figures["cell"] = cell.name(args.connections, args.pings)
+                figures["cell"] = cell.name
                 figures["repetition"] = rep
                 processes.write(json.dumps(figures) + "\n")
                 processes.flush()
@@ -718,24 +947,35 @@ def _run(args, say):
     return derive(run_dir, say)
 
 
+def _results_tool(argv, what):
+    """cryptobench-results with argv; its stdout, or RunError in one line."""
+    tool = [os.path.join(SOURCE_DIR, "tools", "results", "cryptobench-results")]  # /usr/bin/python3
+    try:
+        out = subprocess.run(tool + argv, capture_output=True, text=True, timeout=DERIVE_TIMEOUT,
+                             stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise RunError(f"cryptobench-results {what} did not end within {DERIVE_TIMEOUT} s "
+                       "(benchmark.json is written; run it again by hand)") from None
+    except OSError as e:
+        raise RunError(f"cryptobench-results cannot run: {e.strerror or e}") from None
+    if out.returncode != 0:
+        said = out.stderr.strip().splitlines()
+        raise RunError(f"cryptobench-results {what} failed (exit {out.returncode}): "
+                       f"{said[-1] if said else '(nothing on stderr)'}")
+    return out.stdout
+
+
 def derive(run_dir, say):
     """The views of benchmark.json, by cryptobench-results: the table and the
     verdict (pingpong.txt), the answer (answer.txt), the report."""
-    tool = [os.path.join(SOURCE_DIR, "tools", "results", "cryptobench-results")]  # /usr/bin/python3
     run = os.path.join(run_dir, "benchmark.json")
     outputs = {}
     for name, argv in (("pingpong.txt", ["pingpong", run]), ("answer.txt", ["select", run]),
                        ("selection.md", ["select", run, "--markdown"])):
-        out = subprocess.run(tool + argv, capture_output=True, text=True, timeout=600)
-        if out.returncode != 0:
-            raise RunError(f"cryptobench-results {argv[0]} failed: {out.stderr.strip()}")
-        outputs[name] = out.stdout
+        outputs[name] = _results_tool(argv, argv[0])
         with open(os.path.join(run_dir, name), "w") as f:
-            f.write(out.stdout)
-    out = subprocess.run(tool + ["report", run, "-o", os.path.join(run_dir, "report.html")],
-                         capture_output=True, text=True, timeout=600)
-    if out.returncode != 0:
-        raise RunError(f"cryptobench-results report failed: {out.stderr.strip()}")
+            f.write(outputs[name])
+    _results_tool(["report", run, "-o", os.path.join(run_dir, "report.html")], "report")
     print(outputs["pingpong.txt"] + "\n" + outputs["answer.txt"], end="")
     print(f"\nresults in {run_dir}/: pingpong.txt (the table), answer.txt, selection.md, "
           "report.html,\n  benchmark.json (every repetition), processes.jsonl (each process's own "

@@ -1,23 +1,16 @@
 // cryptobench-pingpong-server: seed 001's ping-pong server in C++ on one
 // epoll loop (one thread): answers every 4-byte "Ping" with "Pong", plain or
 // each message sealed with AES-128-GCM (frame.h) by a cryptobench backend.
-//
-//   cryptobench-pingpong-server [--port=0] [--connections=N] [--timeout=600]
-//       [--key=HEX --backend=openssl] [--inject-fault=KIND [--fault-after=100]]
-//   cryptobench-pingpong-server --list-backends
+// Usage: kUsage below (--help prints it).
 //
 // Listens on 127.0.0.1 only (port 0: a free one) and prints
 // "listening on 127.0.0.1:PORT" first. It ends when N connections have
 // closed (--connections; 0: when signalled), on SIGINT/SIGTERM/SIGHUP, or
 // fails after --timeout seconds; it then prints one JSON line with what it
-// served, its crypto time and its CPU time and peak RSS. Exit 0, 1 on any
-// protocol or crypto error (each said on stderr), 2 on bad usage, 128 + the
-// signal when stopped before N connections ended.
-//
-// --inject-fault makes the run fail on purpose (for the tests), at the
-// --fault-after'th ping answered: flip-tag (a tag bit of the pong flipped),
-// stale-nonce (the pong sealed under the previous nonce), wrong-reply
-// ("Pang" instead of "Pong", sealed properly), stall (no more answers).
+// served, its crypto time, its CPU time over the pings (from just before
+// its first accept to the end of its last connection) and its peak RSS.
+// Exit 0, 1 on any protocol or crypto error (each said on stderr), 2 on bad
+// usage, 128 + the signal when stopped before N connections ended.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
@@ -41,6 +34,27 @@ namespace cryptobench::pingpong {
 namespace {
 
 constexpr std::string_view kProgram = "cryptobench-pingpong-server";
+constexpr std::string_view kUsage = R"(usage: cryptobench-pingpong-server [flags]
+       cryptobench-pingpong-server --list-backends
+Seed 001's ping-pong server on 127.0.0.1: answers each "Ping" with "Pong";
+prints "listening on 127.0.0.1:PORT" first and one JSON line of figures at
+the end.
+  --port=PORT          0 to 65535 (default 0: a free port)
+  --connections=N      end after N connections have closed, 0 to 1000000
+                       (default 0: serve until SIGINT, SIGTERM or SIGHUP)
+  --timeout=S          fail after S seconds, 1 to 86400 (default 600)
+  --key=HEX            every ping and pong sealed with AES-128-GCM under this
+                       key, 32 hex digits (the client's); plain without
+  --backend=NAME       the cryptobench backend that seals (default openssl)
+  --list-backends      which backends can seal here, as JSON
+  --inject-fault=KIND  for the tests, break the protocol on purpose at the
+                       --fault-after'th ping answered (default 100):
+                       flip-tag (a tag bit of the pong flipped), stale-nonce
+                       (the pong sealed under the previous nonce), wrong-reply
+                       ("Pang", sealed properly), stall (no more answers)
+Exit 0; 1 on any protocol or crypto error (each said on stderr); 2 on bad
+usage; 128 + the signal when stopped before --connections ended.
+)";
 enum class Fault { kNone, kFlipTag, kStaleNonce, kWrongReply, kStall };
 constexpr std::array<std::uint8_t, kMessageSize> kPang = {'P', 'a', 'n', 'g'};
 
@@ -203,9 +217,9 @@ bool Server::answer(Connection& c) {
   }
   // Lock-step: the client has nothing else in flight, so the whole reply
   // fits the empty send buffer; anything less means it does not read.
-  const ssize_t n = write(c.fd, c.out, out_size);
+  const ssize_t n = send(c.fd, c.out, out_size, MSG_NOSIGNAL);
   if (n != static_cast<ssize_t>(out_size)) {
-    error(c, n < 0 ? std::string("write: ") + std::strerror(errno)
+    error(c, n < 0 ? io_error("client", "write", errno)
                    : "short write: the client does not read its pongs");
     return false;
   }
@@ -225,7 +239,7 @@ void Server::on_readable(Connection& c) {
   }
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
   if (n < 0) {
-    error(c, std::string("read: ") + std::strerror(errno));
+    error(c, io_error("client", "read", errno));
   } else if (c.have != 0) {
     error(c, "the client closed the connection in the middle of a message");
   }
@@ -237,6 +251,7 @@ int Server::run(std::uint64_t timeout_seconds) {
   epoll_event events[256];
   int signalled = 0;
   bool timed_out = false;
+  const CpuTime cpu_start = cpu_time();  // before the first accept
   while (target_ == 0 || finished_ < target_) {
     if (deadline.passed()) {
       timed_out = true;
@@ -262,14 +277,16 @@ int Server::run(std::uint64_t timeout_seconds) {
     }
     if (signalled != 0) break;
   }
-  const Resources own = own_resources();
+  const CpuTime cpu_end = cpu_time();
+  const std::uint64_t user_ns = cpu_end.user_ns - cpu_start.user_ns;
+  const std::uint64_t system_ns = cpu_end.system_ns - cpu_start.system_ns;
   std::printf(
       "{\"role\": \"server\", \"impl\": \"cpp-epoll\", \"cipher\": \"%s\", \"backend\": \"%s\", "
       "\"connections\": %" PRIu64 ", \"pings\": %" PRIu64 ", \"errors\": %" PRIu64
-      ", \"crypto_ns\": %" PRIu64 ", \"user_ns\": %" PRIu64 ", \"system_ns\": %" PRIu64
-      ", \"peak_rss_kib\": %" PRIu64 "}\n",
+      ", \"crypto_ns\": %" PRIu64 ", \"cpu_ns\": %" PRIu64 ", \"user_ns\": %" PRIu64
+      ", \"system_ns\": %" PRIu64 ", \"peak_rss_kib\": %" PRIu64 "}\n",
       crypto_ ? "aes-128-gcm" : "none", crypto_ ? crypto_->backend.c_str() : "none", finished_,
-      answered_, errors_, crypto_ns_, own.user_ns, own.system_ns, own.peak_rss_kib);
+      answered_, errors_, crypto_ns_, user_ns + system_ns, user_ns, system_ns, peak_rss_kib());
   std::fflush(stdout);
   if (timed_out) {
     fail(kProgram, "timed out after " + std::to_string(timeout_seconds) +
@@ -286,14 +303,14 @@ int Server::run(std::uint64_t timeout_seconds) {
 }
 
 int main_server(int argc, char** argv) {
-  const Flags flags(kProgram, argc, argv,
+  const Flags flags(kProgram, kUsage, argc, argv,
                     {"port", "connections", "timeout", "key", "backend", "inject-fault",
                      "fault-after", "list-backends"});
   if (flags.has("list-backends")) return list_backends();
   const auto port = static_cast<std::uint16_t>(flags.number("port", 0, 0, 65535));
   const std::uint64_t connections = flags.number("connections", 0, 0, 1'000'000);
   const std::uint64_t timeout = flags.number("timeout", 600, 1, 86'400);
-  const std::uint64_t fault_after = flags.number("fault-after", 100, 1, 1'000'000'000);
+  const std::uint64_t fault_after = flags.number("fault-after", 100, 1, kMaxPings);
   const std::string fault_name = flags.text("inject-fault", "");
   Fault fault = Fault::kNone;
   if (fault_name == "flip-tag") {
@@ -310,14 +327,8 @@ int main_server(int argc, char** argv) {
              "'",
          2);
   }
-  std::optional<Crypto> crypto;
-  if (flags.has("key")) {
-    std::array<std::uint8_t, kKeySize> key{};
-    if (!parse_key(flags.text("key", ""), key)) fail(kProgram, "--key must be 32 hex digits", 2);
-    crypto = make_crypto(kProgram, flags.text("backend", "openssl"), key);
-  } else if (flags.has("backend")) {
-    fail(kProgram, "--backend needs --key (the same 32 hex digits as the client's)", 2);
-  }
+  ignore_sigpipe();
+  std::optional<Crypto> crypto = crypto_from_flags(kProgram, flags, "client");
   if (!crypto && (fault == Fault::kFlipTag || fault == Fault::kStaleNonce)) {
     fail(kProgram, "--inject-fault=" + fault_name + " needs --key (sealed frames)", 2);
   }

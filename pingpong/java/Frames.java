@@ -10,6 +10,7 @@
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,6 +35,8 @@ final class Frames {
   static final int PONG = 1;
   static final byte[] PING_MESSAGE = "Ping".getBytes(StandardCharsets.US_ASCII);
   static final byte[] PONG_MESSAGE = "Pong".getBytes(StandardCharsets.US_ASCII);
+  /** The most pings a client takes (as the C++ and Go programs): 4 bytes each, 400 MB at most. */
+  static final long MAX_PINGS = 100_000_000L;
 
   /** Why a frame was refused; null when it was accepted. */
   static final String WRONG_NONCE =
@@ -108,6 +111,32 @@ final class Frames {
     throw new IllegalArgumentException("--key must be 32 hex digits");
   }
 
+  /** A program's sealed set-up: its key (null: plain) and a ping's crypto alone, in ns. */
+  record Sealing(byte[] key, double isolatedNanos) {}
+
+  /**
+   * The sealed set-up from --key: plain without it; else the key, after the self-check. A bad key
+   * exits 2, a failed self-check 1, each with one line.
+   */
+  static Sealing sealingFromFlags(String program, Map<String, String> flags) {
+    if (!flags.containsKey("key")) {
+      return new Sealing(null, 0);
+    }
+    byte[] key = null;
+    double isolated = 0;
+    try {
+      key = parseKey(flags.get("key"));
+    } catch (IllegalArgumentException e) {
+      fail(program, 2, e.getMessage());
+    }
+    try {
+      isolated = selfCheck();
+    } catch (GeneralSecurityException e) {
+      fail(program, 1, e.getMessage());
+    }
+    return new Sealing(key, isolated);
+  }
+
   // The ping of connection 7, counter 3, under this key, as OpenSSL seals it.
   private static final byte[] TEST_KEY = "pingpong testkey".getBytes(StandardCharsets.US_ASCII);
   private static final String TEST_FRAME =
@@ -177,14 +206,27 @@ final class Frames {
     Runtime.getRuntime().halt(status);
   }
 
-  /** "--name=value" flags from a fixed set, each at most once. */
-  static Map<String, String> flags(String program, String[] args, Set<String> known) {
+  /**
+   * "--name=value" flags from a fixed set, each at most once. --help prints `usage` and exits 0;
+   * --version prints the Java runtime's version (the driver names the peer from it) and exits 0.
+   */
+  static Map<String, String> flags(String program, String usage, String[] args, Set<String> known) {
     Map<String, String> out = new HashMap<>();
     for (String arg : args) {
+      if (arg.equals("--help") || arg.equals("-h")) {
+        System.out.print(usage);
+        System.out.flush();
+        Runtime.getRuntime().halt(0);
+      }
+      if (arg.equals("--version")) {
+        System.out.println(System.getProperty("java.version"));
+        System.out.flush();
+        Runtime.getRuntime().halt(0);
+      }
       int eq = arg.indexOf('=');
       String name = arg.startsWith("--") && eq > 2 ? arg.substring(2, eq) : null;
       if (name == null || !known.contains(name)) {
-        fail(program, 2, "unknown argument '" + arg + "' (flags: --name=value)");
+        fail(program, 2, "unknown argument '" + arg + "' (--help lists the flags)");
       } else if (out.put(name, arg.substring(eq + 1)) != null) {
         fail(program, 2, "--" + name + " given twice");
       }
@@ -211,23 +253,49 @@ final class Frames {
     return fallback;
   }
 
-  /** This process's user and system CPU time (ns) and peak RSS (KiB), from /proc/self. */
-  static long[] resources() {
+  /**
+   * This process's CPU time so far, in ns: {user + system (the process's MX bean), user, system
+   * (/proc/self/stat, in clock ticks of 10 ms)}.
+   */
+  static long[] cpuTime() {
     long[] out = new long[3];
+    java.lang.management.OperatingSystemMXBean bean = ManagementFactory.getOperatingSystemMXBean();
+    if (bean instanceof com.sun.management.OperatingSystemMXBean os) {
+      out[0] = Math.max(os.getProcessCpuTime(), 0);
+    }
     try {
       String stat = Files.readString(Path.of("/proc/self/stat"));
       String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      long tick = 10_000_000L;  // ns per clock tick at Linux's USER_HZ of 100
-      out[0] = Long.parseLong(fields[11]) * tick;
-      out[1] = Long.parseLong(fields[12]) * tick;
+      long tick = 10_000_000L; // ns per clock tick at Linux's USER_HZ of 100
+      out[1] = Long.parseLong(fields[11]) * tick;
+      out[2] = Long.parseLong(fields[12]) * tick;
+    } catch (IOException | RuntimeException e) {
+      // the split stays 0
+    }
+    if (out[0] == 0) {
+      out[0] = out[1] + out[2];
+    }
+    return out;
+  }
+
+  /** {cpu, user, system} ns from `start` (cpuTime()) to now, as JSON fields. */
+  static String cpuSince(long[] start) {
+    long[] end = cpuTime();
+    return "\"cpu_ns\": " + (end[0] - start[0]) + ", \"user_ns\": " + (end[1] - start[1])
+        + ", \"system_ns\": " + (end[2] - start[2]);
+  }
+
+  /** This process's peak RSS (VmHWM) in KiB, 0 when unreadable. */
+  static long peakRssKib() {
+    try {
       for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
         if (line.startsWith("VmHWM:")) {
-          out[2] = Long.parseLong(line.replaceAll("[^0-9]", ""));
+          return Long.parseLong(line.replaceAll("[^0-9]", ""));
         }
       }
     } catch (IOException | RuntimeException e) {
-      // the figures stay 0: the driver measures them itself (wait4)
+      // 0: the driver polls the server's RSS itself
     }
-    return out;
+    return 0;
   }
 }

@@ -4,7 +4,9 @@
 // a free port (--port=0) printed first, whole messages read and checked, an
 // optional AES-128-GCM frame (--key, javax.crypto), an end (after
 // --connections connections closed, on SIGINT/SIGTERM/SIGHUP, or a failure
-// after --timeout seconds) and one JSON line of figures.
+// after --timeout seconds) and one JSON line of figures (with its CPU time
+// over the pings: the process's, from just before its first accept to the
+// end of its last connection).
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,6 +27,16 @@ import java.util.concurrent.atomic.AtomicLong;
 
 public final class PingPongServer {
   private static final String PROGRAM = "pingpong-java-server";
+  private static final String USAGE = String.join("\n",
+      "usage: pingpong-java-server [flags]",
+      "Seed 001's ping-pong server (Java) on 127.0.0.1: prints its port, then one JSON line of",
+      "figures at the end.",
+      "  --port=PORT          0 to 65535 (default 0: a free port)",
+      "  --connections=N      end after N connections have closed, 0 to 1000000",
+      "                       (default 0: serve until signalled)",
+      "  --timeout=S          fail after S seconds, 1 to 86400 (default 600)",
+      "  --key=HEX            AES-128-GCM key, 32 hex digits (plain when absent)",
+      "  --version            the Java runtime's version", "");
 
   private final byte[] key;
   private final AtomicLong answered = new AtomicLong();
@@ -34,6 +46,7 @@ public final class PingPongServer {
   private final Semaphore ended = new Semaphore(0);
   private final Set<Long> idsSeen = new HashSet<>();
   private final AtomicBoolean reported = new AtomicBoolean();
+  private volatile long[] cpuStart = Frames.cpuTime();
 
   private PingPongServer(byte[] key) {
     this.key = key;
@@ -108,36 +121,23 @@ public final class PingPongServer {
     if (!reported.compareAndSet(false, true)) {
       return;
     }
-    long[] r = Frames.resources();
-    System.out.println("{\"role\": \"server\", \"impl\": \"java-" + System.getProperty("java.version")
-        + "\", \"cipher\": \"" + (key == null ? "none" : "aes-128-gcm") + "\", \"backend\": \""
+    String cpu = Frames.cpuSince(cpuStart);
+    System.out.println("{\"role\": \"server\", \"impl\": \"java-"
+        + System.getProperty("java.version") + "\", \"cipher\": \""
+        + (key == null ? "none" : "aes-128-gcm") + "\", \"backend\": \""
         + (key == null ? "none" : "javax.crypto") + "\", \"connections\": " + finished.get()
         + ", \"pings\": " + answered.get() + ", \"errors\": " + errors.get() + ", \"crypto_ns\": "
-        + cryptoNanos.get() + ", \"user_ns\": " + r[0] + ", \"system_ns\": " + r[1]
-        + ", \"peak_rss_kib\": " + r[2] + "}");
+        + cryptoNanos.get() + ", " + cpu + ", \"peak_rss_kib\": " + Frames.peakRssKib() + "}");
     System.out.flush();
   }
 
   public static void main(String[] args) throws Exception {
     Map<String, String> flags =
-        Frames.flags(PROGRAM, args, Set.of("port", "connections", "timeout", "key"));
+        Frames.flags(PROGRAM, USAGE, args, Set.of("port", "connections", "timeout", "key"));
     int port = (int) Frames.number(PROGRAM, flags, "port", 0, 0, 65535);
     long connections = Frames.number(PROGRAM, flags, "connections", 0, 0, 1_000_000);
     long timeout = Frames.number(PROGRAM, flags, "timeout", 600, 1, 86_400);
-    byte[] key = null;
-    if (flags.containsKey("key")) {
-      try {
-        key = Frames.parseKey(flags.get("key"));
-      } catch (IllegalArgumentException e) {
-        Frames.fail(PROGRAM, 2, e.getMessage());
-      }
-      try {
-        Frames.selfCheck();
-      } catch (GeneralSecurityException e) {
-        Frames.fail(PROGRAM, 1, e.getMessage());
-      }
-    }
-    PingPongServer server = new PingPongServer(key);
+    PingPongServer server = new PingPongServer(Frames.sealingFromFlags(PROGRAM, flags).key());
     ServerSocket listener = new ServerSocket();
     listener.setReuseAddress(true);
     try {
@@ -175,6 +175,7 @@ public final class PingPongServer {
       }
     }, "acceptor");
     acceptor.setDaemon(true);
+    server.cpuStart = Frames.cpuTime(); // before the first accept
     acceptor.start();
 
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeout);

@@ -3,10 +3,9 @@
 
   pingpong_test.py BUILD_DIR CLASS      runs one class; exit 77 (CTest's skip)
                                         when every test in it was skipped
-  pingpong_test.py BUILD_DIR --regenerate-golden
-                                        rewrites golden/benchmark.json and
-                                        golden/pingpong.expected.txt from
-                                        golden/processes.jsonl
+  pingpong_test.py BUILD_DIR --record-golden
+                                        rewrites golden/ from a real run of the
+                                        driver (record_golden)
 
 Short runs (a few connections, a few thousand pings) of the real programs,
 through the driver's own functions (pingpong/driver.py).
@@ -14,6 +13,7 @@ through the driver's own functions (pingpong/driver.py).
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,7 +25,9 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(SOURCE, "tools"))
 import driver  # noqa: E402
+import toolchains  # noqa: E402
 
 BUILD = None
 GOLDEN = os.path.join(HERE, "golden")
@@ -47,9 +49,18 @@ class Setup(unittest.TestCase):
             os.unlink(os.path.join(cls.work, name))
         os.rmdir(cls.work)
 
-    def pair(self, server, client, cipher, backend=None, connections=4, pings=2000, fault=()):
+    def pair(self, server, client, cipher, backend=None, connections=4, pings=2000, fault=(),
+             client_fault=()):
         return driver.run_pair(server, client, cipher, backend, connections, pings, 30, self.work,
-                               fault)
+                               fault, client_fault)
+
+    def peers(self):
+        """The Go and Java peers built here; the test is skipped without either."""
+        built = [p for p in (self.go, self.java) if not p.why_not]
+        if not built:
+            self.skipTest("neither the Go nor the Java peer is built here: "
+                          f"{self.go.why_not}; {self.java.why_not}")
+        return built
 
     def check_figures(self, f, connections, pings):
         self.assertEqual(f["pings"], pings)
@@ -67,7 +78,11 @@ class Setup(unittest.TestCase):
         self.assertLess(f["rtt_mean_ns"], 2 * f["wall_ns"] * connections / pings + 1e6)
         self.assertGreater(f["server"]["peak_rss_kib"], 500)
         self.assertGreater(f["server_polled_peak_rss_kib"], 0)
-        self.assertGreater(f["client_rusage"]["user_ns"] + f["client_rusage"]["system_ns"], 0)
+        # CPU over the pings: the programs' own, within the whole processes' (wait4).
+        for side, own in (("client", f), ("server", f["server"])):
+            whole = f[f"{side}_rusage"]["user_ns"] + f[f"{side}_rusage"]["system_ns"]
+            self.assertGreater(own["cpu_ns"], 0, side)
+            self.assertLessEqual(own["cpu_ns"], whole + 20_000_000, side)  # Java: 10 ms ticks
 
 
 class CppPlainTest(Setup):
@@ -102,37 +117,58 @@ class CppSealedTest(Setup):
                 self.assertGreater(f["crypto_isolated_ns_per_ping"], 0)
 
 
+class CpuWindowTest(Setup):
+    """Each program's CPU time is over its pings only: the self-check before
+    them (20,000 pings' crypto in a loop: the figure 'crypto alone' comes
+    from it), start-up and the JVM's are not in it, but are in the whole
+    process's time the driver reads with wait4."""
+
+    def test_self_check_not_counted(self):
+        stacks = [(self.cpp, "openssl")]
+        stacks += [(p, None) for p in (self.go, self.java) if not p.why_not]
+        for peer, backend in stacks:
+            with self.subTest(peer=peer.label):
+                f = self.pair(peer, peer, driver.SEALED, backend, connections=2, pings=2000)
+                self_check_ns = 20_000 * f["crypto_isolated_ns_per_ping"]
+                for side, own in (("client", f), ("server", f["server"])):
+                    whole = f[f"{side}_rusage"]["user_ns"] + f[f"{side}_rusage"]["system_ns"]
+                    self.assertGreater(whole - own["cpu_ns"], 0.5 * self_check_ns,
+                                       f"{peer.label} {side}: {own['cpu_ns']} ns over the pings, "
+                                       f"{whole} ns in all, self-check about {self_check_ns:.0f}")
+
+
 class TamperTest(Setup):
     """A pong that does not authenticate, carries a stale nonce or is not
-    "Pong" fails the run, saying which pong of which connection."""
+    "Pong" fails the run, saying which pong of which connection: the C++
+    client and the Go and Java clients alike, against the C++ server's
+    injected faults."""
     CASES = [
-        (driver.SEALED, "flip-tag", r"connection \d+, pong \d+: the pong does not authenticate "
+        (driver.SEALED, "flip-tag", r"pong \d+: the pong does not authenticate "
                                     r"\(GCM tag mismatch\)"),
-        (driver.SEALED, "stale-nonce", r"connection \d+, pong \d+: the pong has an unexpected nonce"),
-        (driver.SEALED, "wrong-reply", r"connection \d+, pong \d+: the pong authenticates but is "
+        (driver.SEALED, "stale-nonce", r"pong \d+: the pong has an unexpected nonce"),
+        (driver.SEALED, "wrong-reply", r"pong \d+: the pong authenticates but is "
                                        r"not the expected message"),
-        (driver.PLAIN, "wrong-reply", r'connection \d+, pong \d+: the reply is not "Pong"'),
+        (driver.PLAIN, "wrong-reply", r'pong \d+: the reply is not "Pong"'),
     ]
+    CLIENT_NAMES = {"C++": "cryptobench-pingpong-client", "Go": "pingpong-go-client",
+                    "Java": "pingpong-java-client"}
 
-    def test_client_refuses(self):
+    def refused(self, client):
         for cipher, fault, message in self.CASES:
-            with self.subTest(cipher=cipher, fault=fault):
+            with self.subTest(client=client.label, cipher=cipher, fault=fault):
                 backend = "openssl" if cipher == driver.SEALED else None
-                with self.assertRaisesRegex(driver.RunError, "the client failed \\(exit 1\\): "
-                                            "cryptobench-pingpong-client: " + message):
-                    self.pair(self.cpp, self.cpp, cipher, backend,
+                with self.assertRaisesRegex(driver.RunError, "^the client failed \\(exit 1\\): "
+                                            f"{self.CLIENT_NAMES[client.label]}: connection \\d+, "
+                                            + message):
+                    self.pair(self.cpp, client, cipher, backend,
                               fault=[f"--inject-fault={fault}", "--fault-after=300"])
 
-    def test_every_peer_client_refuses_a_forged_tag(self):
-        clients = [p for p in (self.go, self.java) if not p.why_not]
-        if not clients:
-            self.skipTest("neither the Go nor the Java peer is built here")
-        for client in clients:
-            with self.subTest(client=client.label):
-                with self.assertRaisesRegex(driver.RunError, "pong \\d+: the pong does not "
-                                            "authenticate"):
-                    self.pair(self.cpp, client, driver.SEALED, "openssl",
-                              fault=["--inject-fault=flip-tag", "--fault-after=300"])
+    def test_cpp_client_refuses(self):
+        self.refused(self.cpp)
+
+    def test_every_peer_client_refuses(self):
+        for client in self.peers():
+            self.refused(client)
 
     def test_server_refuses_a_bad_ping(self):
         """A raw client: "Pinx" instead of "Ping" makes the server fail."""
@@ -168,6 +204,41 @@ class TamperTest(Setup):
                                          r"authenticate \(GCM tag mismatch\)")
             self.assertFalse(any(os.path.exists(os.path.join(runs, d, "benchmark.json"))
                                  for d in os.listdir(runs)))
+
+
+class ForgedPingTest(Setup):
+    """A forged ping and a reused connection id (the C++ client's injected
+    faults) make every server refuse: the run fails with the client's line
+    and the server's, which names the connection, the ping and why."""
+    SERVER_NAMES = {"C++": "cryptobench-pingpong-server", "Go": "pingpong-go-server",
+                    "Java": "pingpong-java-server"}
+    CASES = [
+        (driver.SEALED, "forge-ping", r"connection \d+, ping \d+: the ping does not authenticate "
+                                      r"\(GCM tag mismatch\)"),
+        (driver.PLAIN, "forge-ping", r'connection \d+, ping \d+: the message is not "Ping"'),
+        (driver.SEALED, "reuse-id", r"connection \d+, ping 0: connection id 0 was used before "
+                                    r"\(a nonce would repeat\)"),
+    ]
+
+    def refused(self, server):
+        for cipher, fault, message in self.CASES:
+            with self.subTest(server=server.label, cipher=cipher, fault=fault):
+                backend = "openssl" if cipher == driver.SEALED else None
+                # The 297th ping the client sends, on whichever connection.
+                with self.assertRaisesRegex(
+                        driver.RunError,
+                        r"^the client failed \(exit 1\): cryptobench-pingpong-client: connection "
+                        r"\d+, pong \d+: the server closed the connection after \d+ of \d+ pongs; "
+                        f"the server: {self.SERVER_NAMES[server.label]}: " + message):
+                    self.pair(server, self.cpp, cipher, backend, connections=4, pings=2000,
+                              client_fault=[f"--inject-fault={fault}", "--fault-after=297"])
+
+    def test_cpp_server_refuses(self):
+        self.refused(self.cpp)
+
+    def test_every_peer_server_refuses(self):
+        for server in self.peers():
+            self.refused(server)
 
 
 class InteropTest(Setup):
@@ -214,7 +285,8 @@ class CleanupTest(unittest.TestCase):
         return subprocess.Popen([sys.executable, os.path.join(SOURCE, "pingpong", "driver.py"),
                                  f"--build-dir={BUILD}", f"--runs-dir={runs}", "--peers=none",
                                  "--backends=none", "--no-interop", "--repetitions=1",
-                                 "--connections=4", f"--pid-log={log}", *extra],
+                                 "--connections=4", "--unloaded-pings=0", f"--pid-log={log}",
+                                 *extra],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def pids(self, log):
@@ -280,14 +352,561 @@ class CleanupTest(unittest.TestCase):
             self.assert_all_gone(log)
 
 
+# --------------------------------------------------------- resets, SIGPIPE
+
+def signal_ignored(pid, signum):
+    """True when the running process ignores the signal (SigIgn in /proc)."""
+    with open(f"/proc/{pid}/status") as f:
+        mask = int(re.search(r"^SigIgn:\s*([0-9a-f]+)", f.read(), re.M).group(1), 16)
+    return bool(mask >> (signum - 1) & 1)
+
+
+class ResetTest(Setup):
+    """A peer that resets its connection is said in one line, never a silent
+    death by SIGPIPE: the C++ programs ignore SIGPIPE (and write with
+    MSG_NOSIGNAL), and name the reset."""
+
+    def test_sigpipe_ignored(self):
+        out, err = os.path.join(self.work, "s.out"), os.path.join(self.work, "s.err")
+        server = driver.start("server", self.cpp.server_argv(None, None, 1, 30), out, err)
+        client = None
+        try:
+            port = driver._await_port(server, {"sout": out, "serr": err}, 30)
+            self.assertTrue(signal_ignored(server.pid, signal.SIGPIPE), "the server")
+            # A client with a ping in flight that is never answered.
+            client = driver.start("client", self.cpp.client_argv(None, None, port, 1, 1, 30),
+                                  os.path.join(self.work, "c.out"),
+                                  os.path.join(self.work, "c.err"))
+            end = time.monotonic() + 10
+            while not signal_ignored(client.pid, signal.SIGPIPE) and time.monotonic() < end:
+                time.sleep(0.01)  # before the exec, or before main() ran
+            self.assertTrue(signal_ignored(client.pid, signal.SIGPIPE), "the client")
+        finally:
+            driver.stop(client, server)
+
+    def test_server_says_the_client_reset(self):
+        import socket
+        import struct
+        out, err = os.path.join(self.work, "r.out"), os.path.join(self.work, "r.err")
+        server = driver.start("server", self.cpp.server_argv(None, None, 3, 30), out, err)
+        try:
+            port = driver._await_port(server, {"sout": out, "serr": err}, 30)
+            for _ in range(3):  # a ping, then a reset (RST) before the pong
+                s = socket.create_connection(("127.0.0.1", port))
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                s.sendall(b"Ping")
+                s.close()
+            status, _ = driver.reap(server, block=True)
+        finally:
+            driver.stop(server)
+        self.assertEqual(status, 1)
+        with open(err) as f:
+            text = f.read()
+        # Ping 0 (the reset came before the pong) or 1 (after it).
+        self.assertRegex(text, r"cryptobench-pingpong-server: connection \d, ping [01]: the client "
+                               r"reset the connection \((read|write): Connection reset by peer\)")
+
+    def test_client_says_the_server_reset(self):
+        import socket
+        import struct
+        import threading
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+
+        def serve():  # answers one ping, then resets at the second
+            conn, _ = listener.accept()
+            conn.recv(4)
+            conn.sendall(b"Pong")
+            conn.recv(4)
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            conn.close()
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        try:
+            out = subprocess.run(self.cpp.client_argv(None, None, listener.getsockname()[1], 1, 3,
+                                                      10), capture_output=True, text=True,
+                                 timeout=30)
+        finally:
+            thread.join(10)
+            listener.close()
+        self.assertEqual(out.returncode, 1, out.stderr)
+        self.assertEqual(out.stderr, "cryptobench-pingpong-client: connection 0, pong 1: the "
+                                     "server reset the connection (read: Connection reset by "
+                                     "peer)\n")
+
+
+# ------------------------------------------------------- the programs' flags
+
+class ProgramUsageTest(Setup):
+    """Every program's --help (exit 0, every flag), a bad flag (one line,
+    exit 2), and --pings at its limit: 10^8 at most, and where the round
+    trips' memory cannot be had, one line and exit 2, never a crash."""
+
+    def programs(self):
+        out = [("C++", "server", self.cpp.server), ("C++", "client", self.cpp.client)]
+        for peer in (self.go, self.java):
+            if not peer.why_not:
+                out += [(peer.label, "server", peer.server), (peer.label, "client", peer.client)]
+        return out
+
+    def test_help(self):
+        flags = {"server": ["port", "connections", "timeout", "key"],
+                 "client": ["port", "connections", "pings", "timeout", "key"]}
+        for label, role, argv in self.programs():
+            with self.subTest(program=f"{label} {role}"):
+                out = subprocess.run(argv + ["--help"], capture_output=True, text=True, timeout=30)
+                self.assertEqual((out.returncode, out.stderr), (0, ""))
+                self.assertTrue(out.stdout.startswith("usage: "), out.stdout)
+                for flag in flags[role]:
+                    self.assertRegex(out.stdout, f"(^|\\s)--?{flag}\\b")
+
+    def test_bad_flag(self):
+        for label, role, argv in self.programs():
+            with self.subTest(program=f"{label} {role}"):
+                out = subprocess.run(argv + ["--no-such-flag=1"], capture_output=True, text=True,
+                                     timeout=30)
+                self.assertEqual(out.returncode, 2)
+                self.assertEqual(len(out.stderr.splitlines()), 1, out.stderr)
+                self.assertIn("no-such-flag", out.stderr)
+
+    def test_pings_limit(self):
+        for label, role, argv in self.programs():
+            if role != "client":
+                continue
+            with self.subTest(client=label):
+                out = subprocess.run(argv + ["--port=9", "--pings=100000001"], capture_output=True,
+                                     text=True, timeout=30)
+                self.assertEqual(out.returncode, 2)
+                self.assertEqual(len(out.stderr.splitlines()), 1, out.stderr)
+                self.assertIn("100000000", out.stderr)
+
+    def test_round_trips_memory_refused(self):
+        """10^8 pings need 400 MB: under an address-space limit that leaves
+        less (C++: 300 MB; Go, whose runtime reserves more: 1 GB) or a 64 MB
+        Java heap the client says so and exits 2 before any connection
+        (port 9: nothing listens there)."""
+        import resource
+
+        def limit(mib):
+            return lambda: resource.setrlimit(resource.RLIMIT_AS, (mib << 20, mib << 20))
+        cases = []
+        if sanitized():
+            print("C++ client skipped: a sanitizer's shadow memory needs more address space than "
+                  "any limit that tests this", file=sys.stderr)
+        else:
+            cases.append(("C++", self.cpp.client, limit(300)))
+        if not self.go.why_not:
+            cases.append(("Go", self.go.client, limit(1024)))
+        if not self.java.why_not:
+            cases.append(("Java", [self.java.client[0], "-Xmx64m"] + self.java.client[1:], None))
+        for label, argv, preexec in cases:
+            with self.subTest(client=label):
+                out = subprocess.run(argv + ["--port=9", "--pings=100000000"], capture_output=True,
+                                     text=True, timeout=60, preexec_fn=preexec)
+                self.assertEqual(out.returncode, 2, out.stderr[-500:])
+                self.assertEqual(len(out.stderr.splitlines()), 1, out.stderr[-500:])
+                self.assertRegex(out.stderr, r"pings=100000000.* needs 381 MiB.*lower")
+
+
+def sanitized():
+    """True when BUILD's C++ is built with a sanitizer (the asan preset)."""
+    try:
+        with open(os.path.join(BUILD, "CMakeCache.txt")) as f:
+            return "-fsanitize=" in f.read()
+    except OSError:
+        return False
+
+
+# ------------------------------------------------------------ the driver
+
+DRIVER = os.path.join(SOURCE, "pingpong", "driver.py")
+
+
+def run_driver(*argv, check_only=False, env=None, timeout=120):
+    environ = dict(os.environ, **(env or {}))
+    environ.pop("CRYPTOBENCH_PINGPONG_CHECK_ONLY", None)
+    if check_only:
+        environ["CRYPTOBENCH_PINGPONG_CHECK_ONLY"] = "1"
+    return subprocess.run(["/usr/bin/python3", DRIVER, *argv], capture_output=True, text=True,
+                          timeout=timeout, env=environ)
+
+
+class DriverArgsTest(unittest.TestCase):
+    """Bad arguments: one line, exit 2, before anything is built or run."""
+    BAD = [
+        (["--backends=nosuch"], "unknown backend 'nosuch' (--backends); this source tree has: "),
+        (["--backends=openssl,openssl"], "--backends=openssl,openssl names openssl more than once"),
+        (["--backends=openssl,"], "--backends=openssl, has an empty name"),
+        (["--backends=all,openssl"], "'all' stands alone"),
+        (["--peers=go,go"], "--peers=go,go names go more than once"),
+        (["--peers=rust"], "--peers takes go, java or none, not 'rust'"),
+        (["--pings=abc"], "--pings must be a whole number from 1 to 100,000,000, not 'abc'"),
+        (["--pings=100000001"], "--pings must be from 1 to 100,000,000, not 100,000,001"),
+        (["--pings=50"], "--pings (50) must be at least --connections (100)"),
+        (["--unloaded-pings=-1"], "--unloaded-pings must be from 0 to 100,000,000, not -1"),
+        (["--connections=0"], "--connections must be from 1 to 10,000, not 0"),
+        (["--repetitions=0"], "--repetitions must be from 1 to 1,000, not 0"),
+        (["--timeout=x"], "--timeout must be a whole number"),
+        (["--seed=-3"], "--seed must be from 0 to "),
+        (["--server-fault=bogus"], "--server-fault invalid choice: 'bogus'"),
+        (["--pings=5000", "--pings=6000"], "--pings given more than once"),
+        (["--no-such-flag"], "unrecognized arguments: --no-such-flag"),
+        (["--check-args"], "unrecognized arguments: --check-args"),
+        (["--back=openssl"], "unrecognized arguments: --back=openssl"),
+        (["extra"], "unrecognized arguments: extra"),
+        (["--runs-dir=/etc/hostname"], "--runs-dir=/etc/hostname is not a folder"),
+    ]
+
+    def assert_one_line(self, out, want):
+        self.assertEqual(out.returncode, 2, out.stderr)
+        self.assertEqual(out.stdout, "")
+        self.assertEqual(len(out.stderr.splitlines()), 1, out.stderr)
+        self.assertTrue(out.stderr.startswith("run-pingpong: "), out.stderr)
+        self.assertIn(want, out.stderr)
+
+    def test_bad_arguments_checked_before_anything(self):
+        for argv, want in self.BAD:
+            with self.subTest(argv=argv):
+                self.assert_one_line(run_driver(*argv, check_only=True), want)
+
+    def test_good_arguments_pass_the_check(self):
+        out = run_driver("--backends=openssl,wolfssl", "--peers=go", "--pings=5000",
+                         "--connections=10", "--repetitions=3", check_only=True)
+        self.assertEqual((out.returncode, out.stdout, out.stderr), (0, "", ""))
+
+    def test_run_pingpong_refuses_before_install_and_build(self):
+        """tools/run-pingpong with a bad backend or a --check-args of its
+        own: exit 2 and one line; with --help, the help; and neither
+        install-deps (dpkg-query, apt-get) nor cmake is ever run."""
+        with tempfile.TemporaryDirectory() as stubs:
+            log = os.path.join(stubs, "ran")
+            for tool in ("cmake", "dpkg-query", "apt-get", "sudo", "ninja"):
+                path = os.path.join(stubs, tool)
+                with open(path, "w") as f:
+                    f.write(f"#!/bin/sh\necho {tool} >> {log}\nexit 1\n")
+                os.chmod(path, 0o755)
+            env = dict(os.environ, PATH=stubs + os.pathsep + os.environ["PATH"])
+            env.pop("CRYPTOBENCH_BUILD_DIR", None)
+            for argv, want in ((["--backends=nosuch"], "unknown backend 'nosuch'"),
+                               (["--backends=openssl,openssl"], "names openssl more than once"),
+                               (["--check-args"], "unrecognized arguments: --check-args")):
+                with self.subTest(argv=argv):
+                    out = subprocess.run([os.path.join(SOURCE, "tools", "run-pingpong"), *argv],
+                                         capture_output=True, text=True, timeout=60, env=env)
+                    self.assert_one_line(out, want)
+            out = subprocess.run([os.path.join(SOURCE, "tools", "run-pingpong"), "--pings=5000",
+                                  "--help"], capture_output=True, text=True, timeout=60, env=env)
+            self.assertEqual((out.returncode, out.stderr), (0, ""))
+            self.assertTrue(out.stdout.startswith("usage: run-pingpong"), out.stdout[:200])
+            self.assertFalse(os.path.exists(log), "something was installed or built")
+
+    def test_backends_the_build_cannot_seal_with(self):
+        """Known to the source but not usable for the sealed ping-pong here
+        (sodium: AES-256-GCM only): one line, exit 2, before any cell runs."""
+        with tempfile.TemporaryDirectory() as runs:
+            out = run_driver(f"--build-dir={BUILD}", f"--runs-dir={runs}", "--peers=none",
+                             "--backends=openssl,sodium", "--pings=2000", "--connections=4")
+            self.assert_one_line(out, "backend 'sodium' cannot run the sealed ping-pong: does "
+                                      "not offer AES-128-GCM")
+            self.assertEqual(os.listdir(runs), [])  # nothing measured, no run folder
+
+    def test_missing_build(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.assert_one_line(run_driver(f"--build-dir={d}/none", "--peers=none"),
+                                 f"--build-dir={d}/none is not a folder")
+            self.assert_one_line(run_driver(f"--build-dir={d}", "--peers=none"),
+                                 "cryptobench-pingpong-server is missing: build it")
+
+
+def fake_build(folder, client_script, server_script="exit 1"):
+    """A build folder whose C++ programs are shell scripts."""
+    os.makedirs(os.path.join(folder, "pingpong"))
+    for name, body in (("client", client_script), ("server", server_script)):
+        path = os.path.join(folder, "pingpong", f"cryptobench-pingpong-{name}")
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + body + "\n")
+        os.chmod(path, 0o755)
+
+
+class DriverErrorsTest(unittest.TestCase):
+    """What the driver's own subprocesses do wrong (a timeout, JSON that is
+    not, a failure) ends the run in one line, never a traceback."""
+
+    def main(self, *argv, **patches):
+        """driver.main in this process, with module constants patched;
+        (status, stderr)."""
+        import contextlib
+        import io
+        saved = {k: getattr(driver, k) for k in patches}
+        err = io.StringIO()
+        try:
+            for k, v in patches.items():
+                setattr(driver, k, v)
+            with contextlib.redirect_stderr(err):
+                status = driver.main(list(argv))
+        finally:
+            for k, v in saved.items():
+                setattr(driver, k, v)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                signal.signal(sig, signal.SIG_DFL)
+        return status, err.getvalue()
+
+    def assert_one_line(self, status, err, want):
+        """Exit 1; the last line says why; every line before it is progress."""
+        self.assertEqual(status, 1, err)
+        self.assertNotIn("Traceback", err)
+        *before, last = err.splitlines()
+        self.assertRegex(last, "^run-pingpong: " + want)
+        for line in before:
+            self.assertRegex(line, r"^run-pingpong: \[\d+/\d+\] repetition ", err)
+
+    def test_list_backends_not_json(self):
+        for body, want in (('echo "not json"', r".*--list-backends wrote something other than "
+                                                r"its JSON list"),
+                           ('echo \'[{"name": 3}]\'', r".*--list-backends wrote something other "
+                                                      r"than its JSON list"),
+                           ('echo oops >&2; exit 3', r".*--list-backends failed \(exit 3\): oops")):
+            with self.subTest(client=body), tempfile.TemporaryDirectory() as d:
+                fake_build(d, body)
+                self.assert_one_line(*self.main(f"--build-dir={d}", "--peers=none",
+                                                 f"--runs-dir={d}/runs"), want)
+
+    def test_list_backends_timeout(self):
+        with tempfile.TemporaryDirectory() as d:
+            fake_build(d, "exec sleep 30")
+            self.assert_one_line(*self.main(f"--build-dir={d}", "--peers=none",
+                                             f"--runs-dir={d}/runs", QUERY_TIMEOUT=0.5),
+                                 r".*--list-backends did not answer within 0.5 s")
+
+    def test_results_tool_timeout_and_failure(self):
+        with tempfile.TemporaryDirectory() as d:
+            shutil.copy(os.path.join(GOLDEN, "benchmark.json"), d)
+            saved = driver.DERIVE_TIMEOUT
+            driver.DERIVE_TIMEOUT = 0.001
+            try:
+                with self.assertRaisesRegex(driver.RunError, r"^cryptobench-results pingpong did "
+                                            r"not end within 0.001 s \(benchmark.json is written"):
+                    driver.derive(d, print)
+            finally:
+                driver.DERIVE_TIMEOUT = saved
+            with open(os.path.join(d, "benchmark.json"), "w") as f:
+                f.write('{"context": {}, "benchmarks": [')
+            with self.assertRaisesRegex(driver.RunError, r"^cryptobench-results pingpong failed "
+                                        r"\(exit \d\): .*benchmark.json"):
+                driver.derive(d, print)
+
+    def test_figures_without_a_field(self):
+        """A program whose JSON line lacks a figure fails the cell in one line."""
+        with tempfile.TemporaryDirectory() as d:
+            fake_build(d, 'case "$1" in --list-backends) echo "[]";; *) '
+                          'echo \'{"role": "client", "pings": 8}\';; esac',
+                       'echo "listening on 127.0.0.1:9"; echo \'{"role": "server"}\'')
+            self.assert_one_line(*self.main(f"--build-dir={d}", "--peers=none", "--backends=none",
+                                             "--connections=2", "--pings=8", "--repetitions=1",
+                                             "--unloaded-pings=0",
+                                             f"--runs-dir={d}/runs"),
+                                 r"C\+\+ plain, repetition 1: the client's figures have no "
+                                 r"connections \(a number 0 or more\)")
+
+
+# ------------------------------------------------------------ toolchains
+
+def fake_program(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(f"#!/bin/sh\n{text}\n")
+    os.chmod(path, 0o755)
+
+
+class ToolchainTest(unittest.TestCase):
+    """The peers' names come from the versions their runtimes report, and
+    their toolchains from tools/toolchains.py, as run-peers finds them."""
+
+    def setUp(self):
+        self.saved = {k: os.environ.get(k) for k in
+                      ("CRYPTOBENCH_JAVA_HOME", "CRYPTOBENCH_GO", "CRYPTOBENCH_CPU_MASK")}
+        for k in self.saved:
+            os.environ.pop(k, None)
+        self.dir = tempfile.mkdtemp(prefix="pingpong-toolchains-")
+
+    def tearDown(self):
+        for k, v in self.saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        shutil.rmtree(self.dir)
+
+    def build(self, go_version="go1.21.3", java_version="17.0.99"):
+        """A build folder with C++ programs, a Go client and server that say
+        go_version, and Java classes; a JDK whose javac says 17 and whose
+        java says java_version."""
+        build = os.path.join(self.dir, "build")
+        fake_build(build, "exit 0", "exit 0")
+        for role in ("client", "server"):
+            fake_program(os.path.join(build, "pingpong", f"pingpong-go-{role}"),
+                         f'[ "$1" = --version ] && echo {go_version}')
+        os.makedirs(os.path.join(build, "pingpong", "java-classes"))
+        open(os.path.join(build, "pingpong", "java-classes", "built.stamp"), "w").close()
+        jdk = os.path.join(self.dir, "jdk")
+        fake_program(os.path.join(jdk, "bin", "javac"), 'echo "javac 17.0.99"')
+        fake_program(os.path.join(jdk, "bin", "java"), f'echo "{java_version}"')
+        os.environ["CRYPTOBENCH_JAVA_HOME"] = jdk
+        return build, jdk
+
+    def test_names_from_the_runtimes(self):
+        build, jdk = self.build()
+        cpp, go, java = driver.find_peers(build)
+        self.assertEqual((go.why_not, java.why_not), ("", ""))
+        self.assertEqual((go.name, go.version, go.impl), ("go-1.21", "go1.21.3", "go-1.21.3"))
+        self.assertEqual((java.name, java.version, java.impl),
+                         ("java-17", "17.0.99", "java-17.0.99"))
+        self.assertEqual(java.client[0], os.path.join(jdk, "bin", "java"))
+
+    def test_java_must_be_17(self):
+        build, jdk = self.build()
+        fake_program(os.path.join(jdk, "bin", "javac"), 'echo "javac 21.0.1"')
+        java = driver.find_peers(build)[2]
+        self.assertEqual(java.why_not, f"skipped: no Java 17 JDK in CRYPTOBENCH_JAVA_HOME={jdk}: "
+                                       "install Debian's openjdk-17-jdk-headless "
+                                       "(tools/install-deps does)")
+
+    def test_go_missing_and_cpu_mask(self):
+        build, _ = self.build()
+        for role in ("client", "server"):
+            os.unlink(os.path.join(build, "pingpong", f"pingpong-go-{role}"))
+        os.environ["CRYPTOBENCH_GO"] = "/nonexistent/go"
+        go = driver.find_peers(build)[1]
+        self.assertEqual(go.why_not, "skipped: CRYPTOBENCH_GO=/nonexistent/go is not a program: "
+                                     "install Debian's golang-go (tools/install-deps does)")
+        os.environ["CRYPTOBENCH_CPU_MASK"] = "aes"
+        _, go, java = driver.find_peers(build)
+        for peer in (go, java):
+            self.assertEqual(peer.why_not, f"skipped: {toolchains.CPU_MASK_REASON}")
+
+    def test_unreadable_version(self):
+        build, _ = self.build(go_version="gccgo")
+        go = driver.find_peers(build)[1]
+        self.assertEqual(go.why_not, "skipped: its runtime reports an unreadable version 'gccgo'")
+
+    def test_not_asked_for(self):
+        build, _ = self.build()
+        _, go, java = driver.find_peers(build, wanted=())
+        self.assertEqual((go.why_not, java.why_not), ("skipped: not asked for (--peers)",) * 2)
+
+    def test_cmake_file(self):
+        build, jdk = self.build()
+        os.environ["CRYPTOBENCH_GO"] = "/nonexistent/go"
+        path = os.path.join(self.dir, "toolchains.cmake")
+        toolchains.write_cmake(path, os.path.join(self.dir, "gocache"))
+        with open(path) as f:
+            text = f.read()
+        self.assertIn(f'set(CRYPTOBENCH_PEER_JAVAC "{jdk}/bin/javac")', text)
+        self.assertIn('set(CRYPTOBENCH_PEER_GO "")', text)
+        self.assertIn("CRYPTOBENCH_GO=/nonexistent/go is not a program", text)
+        for setting in ("GOWORK=off", "GOSUMDB=off", "GOPROXY=off", "GOFLAGS=-mod=mod"):
+            self.assertIn(f'"{setting}"', text)
+
+    def test_peer_name(self):
+        for language, version, name in (("go", "go1.19.8", "go-1.19"), ("go", "go1.22", "go-1.22"),
+                                         ("go", "devel go1.23-abc", "go-1.23"),
+                                         ("java", "17.0.15", "java-17"), ("java", "21", "java-21"),
+                                         ("java", "17-ea", "java-17"), ("go", "1.19", None),
+                                         ("java", "x17", None)):
+            self.assertEqual(toolchains.peer_name(language, version), name, version)
+
+
+# --------------------------------------------------------------- the verdict
+
+def verdict_of(doc):
+    sys.path.insert(0, os.path.join(SOURCE, "tools", "results"))
+    from cryptobench_results import gbench, pingpong
+    return pingpong.verdict(gbench.run_from_doc("test.json", json.loads(json.dumps(doc))))
+
+
+def library_doc(samples_per_library, plain=None):
+    """A ping-pong run document from the golden run's context and entries:
+    C++ plain, and one sealed library cell per element of
+    samples_per_library (its real_time repetitions, ns)."""
+    with open(os.path.join(GOLDEN, "benchmark.json")) as f:
+        golden = json.load(f)
+    template = next(e for e in golden["benchmarks"] if "backend:openssl/" in e["name"])
+    plain_entries = [e for e in golden["benchmarks"]
+                     if "backend:cpp-epoll/" in e["name"] and "/connections:4/" in e["name"]]
+    doc = {"context": golden["context"], "benchmarks": []}
+    for i, e in enumerate(plain_entries):
+        e = dict(e)
+        if plain:
+            e["real_time"] = plain[i]
+        doc["benchmarks"].append(e)
+    for k, samples in enumerate(samples_per_library):
+        name = template["name"].replace("backend:openssl/", f"backend:lib{k:02d}/")
+        for i, t in enumerate(samples):
+            e = dict(template, name=name, run_name=name, repetition_index=i,
+                     repetitions=len(samples), real_time=t)
+            doc["benchmarks"].append(e)
+    return doc
+
+
+class VerdictTest(unittest.TestCase):
+    """Does the AES choice matter? One Kruskal-Wallis test across every
+    library's cell, not a Mann-Whitney test of the fastest against the
+    slowest of them as if those two had been chosen in advance."""
+
+    def test_every_library_with_one_backends_figures(self):
+        """A/A: every sealed library cell carries openssl's real figures
+        (each in another order): no measurable difference."""
+        with open(os.path.join(GOLDEN, "benchmark.json")) as f:
+            golden = json.load(f)
+        mine = [e["real_time"] for e in golden["benchmarks"]
+                if "backend:openssl/" in e["name"]]
+        cells = [mine[k % len(mine):] + mine[:k % len(mine)] for k in range(13)]
+        v = verdict_of(library_doc(cells))
+        self.assertEqual((v.verdict, v.libraries), ("not-significant", 13))
+        self.assertIn("No measurable difference: not significant.", "\n".join(v.lines))
+
+    def test_a_a_runs_rarely_matter(self):
+        """A/A, 100 times: 13 libraries, 5 repetitions each, all drawn from
+        one distribution (1% noise). With the extremes tested as if chosen,
+        about 20 of the 100 would 'matter'; across all 13, about alpha's 5."""
+        import random
+        matters = 0
+        for seed in range(100):
+            rng = random.Random(seed)
+            cells = [[rng.gauss(4000, 40) for _ in range(5)] for _ in range(13)]
+            plain = [rng.gauss(3500, 35) for _ in range(5)]
+            v = verdict_of(library_doc(cells, plain))
+            matters += v.verdict == "matters"
+        self.assertLessEqual(matters, 8)
+
+    def test_a_real_difference_matters(self):
+        """Libraries 30 ns per ping apart each (as the reference run's are,
+        3.73 to 4.19 us in 11 steps), 1 ns of noise."""
+        cells = [[4000 + 30 * k + j for j in range(5)] for k in range(13)]
+        v = verdict_of(library_doc(cells, [3500 + j for j in range(5)]))
+        self.assertEqual(v.verdict, "matters")
+        self.assertRegex("\n".join(v.lines),
+                         r"the choice: 360 ns per ping of wall time between the fastest and the "
+                         r"slowest of 13 libraries \(9%; Kruskal-Wallis across the 13 libraries: "
+                         r"p < 0.001, noise floor [0-9.]+%\)\. Yes: the libraries differ "
+                         r"significantly")
+
+    def test_too_few_repetitions(self):
+        v = verdict_of(library_doc([[4000, 4010, 4020, 4030], [4400, 4410, 4420, 4430]]))
+        self.assertEqual(v.verdict, "untested")
+
+
 # ------------------------------------------------------------------- golden
 
 def golden_document():
     """benchmark.json rebuilt by the driver's own code from the processes'
     recorded lines (golden/processes.jsonl, a real run: 4 connections, 2,000
-    pings, 5 repetitions), the registry's answer then (golden/registry.json)
-    and the run's settings (golden/run.json); equal, but for the context
-    fields that vary (VOLATILE), to the benchmark.json that run wrote."""
+    pings, 5 repetitions; see record_golden), the registry's answer then
+    (golden/registry.json) and the run's settings (golden/run.json); equal,
+    but for the context fields that vary (VOLATILE), to the benchmark.json
+    that run wrote."""
     with open(os.path.join(GOLDEN, "registry.json")) as f:
         registry = json.load(f)
     with open(os.path.join(GOLDEN, "processes.jsonl")) as f:
@@ -296,27 +915,29 @@ def golden_document():
         run = json.load(f)
     cpp = driver.Peer("cpp-epoll", "C++", ["server"], ["client"], backends=[])
     cpp.library = "cryptobench ping-pong in C++20: one epoll thread per process"
-    go = driver.Peer("go-1.19", "Go", ["server"], ["client"])
-    java = driver.Peer("java-17", "Java", ["server"], ["client"])
-    java.why_not = run["java_why_not"]
-    peers = {"cpp-epoll": cpp, "go-1.19": go, "java-17": java}
-    cells, results = [], {}
+    go = driver.Peer("go", "Go", ["server"], ["client"], why_not=run["why_not"]["go"])
+    java = driver.Peer("java", "Java", ["server"], ["client"], why_not=run["why_not"]["java"])
+    for peer, prefix, language in ((go, "go-", "go"), (java, "java-", "java")):
+        impl = next((x["impl"] for x in lines if x["impl"].startswith(prefix)), None)
+        if impl:  # named from the runtime's version, as find_peers names it
+            peer.version = ("go" if language == "go" else "") + impl[len(prefix):]
+            peer.name = toolchains.peer_name(language, peer.version)
+    peers = {p.name: p for p in (cpp, go, java)}
+    cells = {}
     for line in lines:
-        backend = re.search(r"/backend:([^/]+)/", line["cell"]).group(1)
-        cipher = re.search(r"/cipher:([^/]+)/", line["cell"]).group(1)
-        peer = peers.get(backend, cpp)
-        cell = next((c for c in cells if c.name(run["connections"], run["pings"]) == line["cell"]),
-                    None)
-        if cell is None:
-            cell = driver.Cell(peer, cipher, backend)
-            cells.append(cell)
-            results[cell] = []
-        results[cell].append(line)
-    cells.sort(key=lambda c: run["cells"].index(c.name(run["connections"], run["pings"])))
+        params = dict(part.split(":", 1) for part in line["cell"].split("/")[1:-1])
+        if line["cell"] not in cells:
+            connections = int(params["connections"])
+            cells[line["cell"]] = driver.Cell(
+                peers.get(params["backend"], cpp), params["cipher"], params["backend"], connections,
+                int(params["pings"]), unloaded=connections == 1 != run["connections"])
+    results = {c: [x for x in lines if x["cell"] == name] for name, c in cells.items()}
+    ordered = sorted(cells.values(), key=lambda c: run["cells"].index(c.name))
     args = types.SimpleNamespace(connections=run["connections"], pings=run["pings"],
-                                 repetitions=run["repetitions"], build_dir="build/release")
-    doc = driver.document(args, (cpp, go, java), registry, cells, results, run["skipped"], [],
-                          run["seed"], run["elapsed"])
+                                 repetitions=run["repetitions"],
+                                 unloaded_pings=run["unloaded_pings"], build_dir="build/release")
+    doc = driver.document(args, (cpp, go, java), registry, ordered, results, run["skipped"],
+                          run["interop"], run["seed"], run["elapsed"])
     for key in VOLATILE:
         doc["context"][key] = "(varies)" if key != "num_cpus" else 2
     return doc
@@ -334,6 +955,39 @@ class GoldenJsonTest(unittest.TestCase):
         for g, w in zip(got["benchmarks"], want["benchmarks"]):
             self.assertEqual(g, w)
 
+    def test_figures_from_the_processes(self):
+        """Not through the driver's code: every entry of benchmark.json
+        against the processes' own lines, the same repetition of the same
+        cell (processes.jsonl is in run order; the entries are by cell)."""
+        with open(os.path.join(GOLDEN, "benchmark.json")) as f:
+            entries = json.load(f)["benchmarks"]
+        with open(os.path.join(GOLDEN, "processes.jsonl")) as f:
+            lines = [json.loads(line) for line in f]
+        self.assertEqual(len(entries), len(lines))
+        for e in entries:
+            p = next(x for x in lines if x["cell"] == e["name"]
+                     and x["repetition"] == e["repetition_index"])
+            pings = int(re.search(r"/pings:(\d+)/", e["name"]).group(1))
+            connections = int(re.search(r"/connections:(\d+)/", e["name"]).group(1))
+            with self.subTest(cell=e["name"], repetition=e["repetition_index"]):
+                self.assertEqual((e["iterations"], p["pings"], p["server"]["pings"]), (pings,) * 3)
+                self.assertEqual((p["connections"], p["server"]["connections"]), (connections,) * 2)
+                self.assertEqual(e["real_time"], p["wall_ns"] / pings)
+                self.assertAlmostEqual(e["real_time"] / 1000, p["us_per_ping"], places=5)
+                self.assertEqual(e["cpu_time"], p["cpu_ns"] / pings)
+                self.assertEqual(e["client_cpu_ns_per_ping"], p["cpu_ns"] / pings)
+                self.assertEqual(e["server_cpu_ns_per_ping"], p["server"]["cpu_ns"] / pings)
+                self.assertEqual(e["rtt_p50_ns"], p["rtt_p50_ns"])
+                self.assertEqual(e["rtt_p99_ns"], p["rtt_p99_ns"])
+                self.assertEqual(e["server_peak_rss_kib"], p["server"]["peak_rss_kib"])
+                if "/cipher:aes-128-gcm/" in e["name"]:
+                    self.assertEqual(e["crypto_ns_per_ping"],
+                                     (p["crypto_ns"] + p["server"]["crypto_ns"]) / pings)
+                # The CPU over the pings is within the whole processes' (wait4).
+                for own, whole in ((p["cpu_ns"], p["client_rusage"]),
+                                   (p["server"]["cpu_ns"], p["server_rusage"])):
+                    self.assertLessEqual(own, whole["user_ns"] + whole["system_ns"] + 20_000_000)
+
     def tool(self, *argv):
         out = subprocess.run([RESULTS_TOOL, *argv], capture_output=True, text=True,
                              timeout=120)
@@ -346,8 +1000,11 @@ class GoldenJsonTest(unittest.TestCase):
             self.assertEqual(self.tool("pingpong", run), f.read())
         answer = self.tool("select", run)
         self.assertRegex(answer, r"Seed-001 TCP ping-pong on 127.0.0.1, every ping and pong sealed "
-                                 r"with AES-128-GCM, 4 B messages: ")
-        self.assertRegex(answer, r"Seed-001 TCP ping-pong on 127.0.0.1, plain, 4 B messages: ")
+                                 r"with AES-128-GCM, 4 B messages, 4 connections: ")
+        self.assertRegex(answer, r"Seed-001 TCP ping-pong on 127.0.0.1, plain, 4 B messages, "
+                                 r"4 connections: ")
+        self.assertRegex(answer, r"Seed-001 TCP ping-pong on 127.0.0.1, plain, 4 B messages, "
+                                 r"1 connection: only cpp-epoll was measured")
         self.assertNotRegex(answer, r"aesni[ ,]")  # hand-written: headroom, never the answer
         with tempfile.TemporaryDirectory() as d:
             self.tool("report", run, "-o", os.path.join(d, "report.html"))
@@ -364,8 +1021,47 @@ class GoldenJsonTest(unittest.TestCase):
         self.assertIn("rtt_p99_ns: x1.000", compared)
 
 
-def regenerate_golden():
-    doc = golden_document()
+GOLDEN_RUN = ["--connections=4", "--pings=2000", "--unloaded-pings=2000", "--repetitions=5",
+              "--backends=openssl,wolfssl,aesni", "--peers=go,java", "--seed=1"]
+
+
+def record_golden():
+    """A real run of the driver (GOLDEN_RUN), its files made golden:
+    processes.jsonl, registry.json (the build's --list-backends), run.json
+    (the settings and what the context says of the run), benchmark.json
+    (the run's own, the VOLATILE fields replaced) and pingpong.expected.txt."""
+    with tempfile.TemporaryDirectory() as runs:
+        out = subprocess.run(["/usr/bin/python3", DRIVER, f"--build-dir={BUILD}",
+                              f"--runs-dir={runs}", *GOLDEN_RUN], text=True)
+        if out.returncode != 0:
+            sys.exit("the golden run failed")
+        run_dir = os.path.join(runs, os.listdir(runs)[0])
+        with open(os.path.join(run_dir, "benchmark.json")) as f:
+            doc = json.load(f)
+        shutil.copy(os.path.join(run_dir, "processes.jsonl"), GOLDEN)
+        with open(os.path.join(run_dir, "interop.txt")) as f:
+            interop_lines = f.read().splitlines()
+    registry = driver.list_backends(driver.find_peers(BUILD, ())[0])
+    with open(os.path.join(GOLDEN, "registry.json"), "w") as f:
+        json.dump(registry, f, indent=1)
+        f.write("\n")
+    ctx = doc["context"]
+    skipped = ctx["pingpong.skipped"].split("; ") if "pingpong.skipped" in ctx else []
+    why_not = {lang: next((s.split(": ", 1)[1] for s in skipped if s.startswith(label + " peer:")),
+                          "") for lang, label in (("go", "Go"), ("java", "Java"))}
+    run = {"connections": int(ctx["pingpong.connections"]), "pings": int(ctx["pingpong.pings"]),
+           "repetitions": int(ctx["pingpong.repetitions"]),
+           "unloaded_pings": int(next(a for a in GOLDEN_RUN
+                                      if a.startswith("--unloaded-pings=")).split("=")[1]),
+           "seed": int(re.search(r"random seed (\d+)", ctx["pingpong.order"]).group(1)),
+           "elapsed": float(ctx["pingpong.elapsed_s"]), "skipped": skipped, "why_not": why_not,
+           "interop": interop_lines,
+           "cells": list(dict.fromkeys(e["name"] for e in doc["benchmarks"]))}
+    with open(os.path.join(GOLDEN, "run.json"), "w") as f:
+        json.dump(run, f, indent=1)
+        f.write("\n")
+    for key in VOLATILE:
+        doc["context"][key] = "(varies)" if key != "num_cpus" else 2
     path = os.path.join(GOLDEN, "benchmark.json")
     with open(path, "w") as f:
         json.dump(doc, f, indent=1)
@@ -374,7 +1070,7 @@ def regenerate_golden():
                          text=True, check=True)
     with open(os.path.join(GOLDEN, "pingpong.expected.txt"), "w") as f:
         f.write(out.stdout)
-    print(f"wrote {path} and pingpong.expected.txt")
+    print(f"wrote golden/ from a real run: {' '.join(GOLDEN_RUN)}")
 
 
 def main():
@@ -382,8 +1078,8 @@ def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     BUILD = os.path.abspath(sys.argv[1])
-    if sys.argv[2] == "--regenerate-golden":
-        regenerate_golden()
+    if sys.argv[2] == "--record-golden":
+        record_golden()
         return 0
     suite = unittest.defaultTestLoader.loadTestsFromTestCase(globals()[sys.argv[2]])
     result = unittest.TextTestRunner(verbosity=2).run(suite)

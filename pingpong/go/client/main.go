@@ -3,7 +3,9 @@
 // one after another, the clock running from before the first dial), plus
 // what a benchmark needs: every reply checked, every round trip timed
 // (monotonic clock, into memory allocated before the run), an optional
-// AES-128-GCM frame (-key), a -timeout and one JSON line of figures.
+// AES-128-GCM frame (-key), a -timeout and one JSON line of figures: the
+// pongs it received, its CPU time over the pings (getrusage from just
+// before the first dial to after the last pong) and GOMAXPROCS among them.
 package main
 
 import (
@@ -14,7 +16,6 @@ import (
 	"net"
 	"runtime"
 	"sort"
-	"syscall"
 	"time"
 
 	"cryptobench/pingpong/frame"
@@ -45,6 +46,7 @@ func nearestRank(sorted durations, q float64) uint32 {
 }
 
 type result struct {
+	answered    int // pongs received and checked
 	cryptoNanos int64
 	err         error
 }
@@ -77,7 +79,7 @@ func ping(port int, id uint32, samples []uint32, key []byte, results chan<- resu
 			}
 			samples[i] = nanos(time.Since(start))
 		}
-		results <- result{}
+		results <- result{answered: len(samples)}
 		return
 	}
 	c, err := frame.NewCipher(key)
@@ -107,34 +109,33 @@ func ping(port int, id uint32, samples []uint32, key []byte, results chan<- resu
 		spent += sealed.Sub(start) + end.Sub(received)
 		samples[i] = nanos(end.Sub(start))
 	}
-	results <- result{cryptoNanos: spent.Nanoseconds()}
+	results <- result{answered: len(samples), cryptoNanos: spent.Nanoseconds()}
 }
 
 func main() {
-	port := flag.Int("port", 0, "the server's port on 127.0.0.1")
-	connections := flag.Int("connections", 100, "persistent connections")
-	pings := flag.Int("pings", 1000000, "pings in all, spread evenly over the connections")
-	timeout := flag.Int("timeout", 600, "fail after this many seconds")
+	port := flag.Int("port", 0, "the server's port on 127.0.0.1 (required)")
+	connections := flag.Int("connections", 100, "persistent connections, 1 to 10000")
+	pings := flag.Int("pings", 1000000, "pings in all, spread evenly over the connections, -connections to 100000000")
+	timeout := flag.Int("timeout", 600, "fail after this many seconds, 1 to 86400")
 	keyText := flag.String("key", "", "AES-128-GCM key, 32 hex digits (plain when absent)")
-	flag.Parse()
-	if flag.NArg() != 0 || *port < 1 || *port > 65535 || *connections < 1 || *pings < *connections || *timeout < 1 {
-		frame.Fail(program, 2, "bad arguments: -port is required, -pings must be at least -connections (see -help)")
+	frame.ParseFlags(program, "Seed 001's ping-pong client (Go): one JSON line of figures.")
+	switch {
+	case *port < 1 || *port > 65535:
+		frame.Fail(program, 2, "-port must be from 1 to 65535 (the server prints it)")
+	case *connections < 1 || *connections > 10000:
+		frame.Fail(program, 2, "-connections must be from 1 to 10000")
+	case *pings < *connections || *pings > frame.MaxPings:
+		frame.Fail(program, 2, "-pings must be from -connections to %d", frame.MaxPings)
+	case *timeout < 1 || *timeout > 86400:
+		frame.Fail(program, 2, "-timeout must be from 1 to 86400")
 	}
-	var key []byte
-	isolated := 0.0
-	if *keyText != "" {
-		var err error
-		if key, err = frame.ParseKey(*keyText); err != nil {
-			frame.Fail(program, 2, "%v", err)
-		}
-		if isolated, err = frame.SelfCheck(); err != nil {
-			frame.Fail(program, 1, "%v", err)
-		}
-	}
+	key, isolated := frame.KeyFromFlag(program, *keyText)
+	frame.CheckAllocation(program, fmt.Sprintf("-pings=%d (4 bytes per round trip)", *pings), uint64(*pings)*4)
 	samples := make(durations, *pings)
 	results := make(chan result, *connections)
 	expired := time.After(time.Duration(*timeout) * time.Second)
 
+	userStart, systemStart := frame.CPUTime()
 	start := time.Now()
 	offset := 0
 	for i := 0; i < *connections; i++ {
@@ -146,6 +147,7 @@ func main() {
 		offset += n
 	}
 	var cryptoNanos int64
+	answered := 0
 	for i := 0; i < *connections; i++ {
 		select {
 		case r := <-results:
@@ -153,14 +155,15 @@ func main() {
 				frame.Fail(program, 1, "%v", r.err)
 			}
 			cryptoNanos += r.cryptoNanos
+			answered += r.answered
 		case <-expired:
 			frame.Fail(program, 1, "timed out after %d s: %d of %d connections finished", *timeout, i, *connections)
 		}
 	}
 	wall := time.Since(start)
+	userEnd, systemEnd := frame.CPUTime()
+	user, system := userEnd-userStart, systemEnd-systemStart
 
-	var usage syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &usage)
 	sort.Sort(samples)
 	sum := 0.0
 	for _, s := range samples {
@@ -171,14 +174,16 @@ func main() {
 		cipherName, backend = "aes-128-gcm", "go-crypto/aes"
 	}
 	n := float64(*pings)
-	fmt.Printf("{\"role\": \"client\", \"impl\": \"go-%s\", \"cipher\": \"%s\", \"backend\": \"%s\", "+
-		"\"verified_against\": \"%s\", \"connections\": %d, \"pings\": %d, \"wall_ns\": %d, "+
-		"\"us_per_ping\": %.6f, \"rtt_p50_ns\": %d, \"rtt_p90_ns\": %d, \"rtt_p99_ns\": %d, "+
-		"\"rtt_p999_ns\": %d, \"rtt_max_ns\": %d, \"rtt_mean_ns\": %.1f, \"crypto_ns\": %d, "+
-		"\"crypto_isolated_ns_per_ping\": %.2f, \"user_ns\": %d, \"system_ns\": %d, \"peak_rss_kib\": %d}\n",
-		runtime.Version()[2:], cipherName, backend, map[bool]string{true: "openssl (a known frame)", false: ""}[key != nil],
-		*connections, *pings, wall.Nanoseconds(), float64(wall.Nanoseconds())/1000/n,
+	fmt.Printf("{\"role\": \"client\", \"impl\": \"go-%s\", \"gomaxprocs\": %d, \"cipher\": \"%s\", "+
+		"\"backend\": \"%s\", \"verified_against\": \"%s\", \"connections\": %d, \"pings\": %d, "+
+		"\"wall_ns\": %d, \"us_per_ping\": %.6f, \"rtt_p50_ns\": %d, \"rtt_p90_ns\": %d, "+
+		"\"rtt_p99_ns\": %d, \"rtt_p999_ns\": %d, \"rtt_max_ns\": %d, \"rtt_mean_ns\": %.1f, "+
+		"\"crypto_ns\": %d, \"crypto_isolated_ns_per_ping\": %.2f, \"cpu_ns\": %d, \"user_ns\": %d, "+
+		"\"system_ns\": %d, \"peak_rss_kib\": %d}\n",
+		runtime.Version()[2:], runtime.GOMAXPROCS(0), cipherName, backend,
+		map[bool]string{true: "openssl (a known frame)", false: ""}[key != nil],
+		*connections, answered, wall.Nanoseconds(), float64(wall.Nanoseconds())/1000/n,
 		nearestRank(samples, 0.50), nearestRank(samples, 0.90), nearestRank(samples, 0.99),
 		nearestRank(samples, 0.999), samples[len(samples)-1], sum/n, cryptoNanos, isolated,
-		usage.Utime.Nano(), usage.Stime.Nano(), frame.PeakRSS())
+		user+system, user, system, frame.PeakRSS())
 }

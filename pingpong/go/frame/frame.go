@@ -16,9 +16,13 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
+	"runtime"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -112,6 +116,99 @@ func ParseKey(text string) ([]byte, error) {
 	return key, nil
 }
 
+// KeyFromFlag is the sealed set-up of a program from its -key flag: nil
+// (plain) when empty; else the key, after the self-check (its timing of a
+// ping's crypto alone is returned too). A bad key exits 2, a failed
+// self-check 1, each with one line.
+func KeyFromFlag(program, text string) (key []byte, isolated float64) {
+	if text == "" {
+		return nil, 0
+	}
+	key, err := ParseKey(text)
+	if err != nil {
+		Fail(program, 2, "%v", err)
+	}
+	if isolated, err = SelfCheck(); err != nil {
+		Fail(program, 1, "%v", err)
+	}
+	return key, isolated
+}
+
+// MaxPings is the most pings a client takes (as in the C++ and Java
+// programs): each round trip is kept, 4 bytes, so 400 MB at most.
+const MaxPings = 100000000
+
+// ParseFlags parses the command line (flags defined beforehand); -help
+// prints the usage and exits 0; a bad flag or argument exits 2 with one
+// line; -version prints the Go runtime's version (runtime.Version) and
+// exits 0: the driver names the peer from it.
+func ParseFlags(program, summary string) {
+	version := flag.Bool("version", false, "print the Go version this program runs on and exit")
+	flag.CommandLine.Init(program, flag.ContinueOnError)
+	flag.CommandLine.SetOutput(io.Discard)
+	flag.Usage = func() {}
+	err := flag.CommandLine.Parse(os.Args[1:])
+	if err == flag.ErrHelp {
+		flag.CommandLine.SetOutput(os.Stdout)
+		fmt.Printf("usage: %s [flags]\n%s\n", program, summary)
+		flag.PrintDefaults()
+		os.Exit(0)
+	}
+	if err != nil {
+		Fail(program, 2, "%v (-help lists the flags)", err)
+	}
+	if flag.NArg() != 0 {
+		Fail(program, 2, "unexpected argument '%s' (-help lists the flags)", flag.Arg(0))
+	}
+	if *version {
+		fmt.Println(runtime.Version())
+		os.Exit(0)
+	}
+}
+
+// CPUTime is this process's user and system CPU time so far, in ns.
+func CPUTime() (user, system int64) {
+	var usage syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &usage)
+	return usage.Utime.Nano(), usage.Stime.Nano()
+}
+
+// CheckAllocation exits 2, with one line, when bytes more cannot be
+// allocated under this process's address-space limit (ulimit -v) or the
+// memory the system has available: Go's runtime ends a failed allocation
+// with a fatal error and a stack dump, never an error to handle.
+func CheckAllocation(program, what string, bytes uint64) {
+	const mib = 1 << 20
+	var limit syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_AS, &limit) == nil && limit.Cur != ^uint64(0) {
+		if used := statusKiB("/proc/self/status", "VmSize:") * 1024; used+bytes+64*mib > limit.Cur {
+			Fail(program, 2, "%s needs %d MiB, more than this process's address-space limit "+
+				"leaves (%d of %d MiB used): lower it", what, bytes/mib, used/mib, limit.Cur/mib)
+		}
+	}
+	if available := statusKiB("/proc/meminfo", "MemAvailable:") * 1024; available > 0 && bytes > available {
+		Fail(program, 2, "%s needs %d MiB, more than the %d MiB of memory available: lower it",
+			what, bytes/mib, available/mib)
+	}
+}
+
+// statusKiB is the "Name: N kB" figure of a /proc file, 0 when unreadable.
+func statusKiB(path, name string) uint64 {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(text), "\n") {
+		var kib uint64
+		if strings.HasPrefix(line, name) {
+			if n, _ := fmt.Sscanf(line[len(name):], "%d kB", &kib); n == 1 {
+				return kib
+			}
+		}
+	}
+	return 0
+}
+
 // The self-check: the ping of connection 7, counter 3, under this key, as
 // OpenSSL seals it (the C++ programs check every backend against another
 // library's frames the same way).
@@ -164,17 +261,7 @@ func SelfCheck() (float64, error) {
 // unreadable. Not getrusage's Maxrss: that also counts the RSS of whatever
 // exec'd the program (a Python driver's would show as this program's).
 func PeakRSS() int64 {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		var kib int64
-		if n, _ := fmt.Sscanf(line, "VmHWM: %d kB", &kib); n == 1 {
-			return kib
-		}
-	}
-	return 0
+	return int64(statusKiB("/proc/self/status", "VmHWM:"))
 }
 
 // Fail prints "program: why" on stderr and exits with status.

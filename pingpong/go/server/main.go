@@ -4,7 +4,9 @@
 // printed first, whole messages read (io.ReadFull: a short read is never
 // answered twice), every message checked, an optional AES-128-GCM frame
 // (-key), an end (after -connections connections closed, on SIGINT/SIGTERM/
-// SIGHUP, or a failure after -timeout seconds) and one JSON line of figures.
+// SIGHUP, or a failure after -timeout seconds) and one JSON line of figures
+// (with its CPU time over the pings: getrusage from just before its first
+// accept to the end of its last connection).
 package main
 
 import (
@@ -34,6 +36,8 @@ type server struct {
 	finished    atomic.Uint64
 	mu          sync.Mutex
 	idsSeen     map[uint32]bool
+	userStart   int64 // CPU time before the first accept
+	systemStart int64
 }
 
 func (s *server) fault(number uint64, pings uint64, format string, args ...interface{}) {
@@ -124,39 +128,36 @@ func (s *server) readError(err error, number, pings uint64) {
 }
 
 func (s *server) report() {
-	var usage syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &usage)
+	userEnd, systemEnd := frame.CPUTime()
+	user, system := userEnd-s.userStart, systemEnd-s.systemStart
 	cipherName, backend := "none", "none"
 	if s.cipherKey != nil {
 		cipherName, backend = "aes-128-gcm", "go-crypto/aes"
 	}
-	fmt.Printf("{\"role\": \"server\", \"impl\": \"go-%s\", \"cipher\": \"%s\", \"backend\": \"%s\", "+
-		"\"connections\": %d, \"pings\": %d, \"errors\": %d, \"crypto_ns\": %d, \"user_ns\": %d, "+
-		"\"system_ns\": %d, \"peak_rss_kib\": %d}\n",
-		runtime.Version()[2:], cipherName, backend, s.finished.Load(), s.answered.Load(),
-		s.errors.Load(), s.cryptoNanos.Load(), usage.Utime.Nano(), usage.Stime.Nano(), frame.PeakRSS())
+	fmt.Printf("{\"role\": \"server\", \"impl\": \"go-%s\", \"gomaxprocs\": %d, \"cipher\": \"%s\", "+
+		"\"backend\": \"%s\", \"connections\": %d, \"pings\": %d, \"errors\": %d, \"crypto_ns\": %d, "+
+		"\"cpu_ns\": %d, \"user_ns\": %d, \"system_ns\": %d, \"peak_rss_kib\": %d}\n",
+		runtime.Version()[2:], runtime.GOMAXPROCS(0), cipherName, backend, s.finished.Load(),
+		s.answered.Load(), s.errors.Load(), s.cryptoNanos.Load(), user+system, user, system,
+		frame.PeakRSS())
 }
 
 func main() {
-	port := flag.Int("port", 0, "port on 127.0.0.1 (0: a free one)")
-	connections := flag.Uint64("connections", 0, "end after this many connections closed (0: when signalled)")
-	timeout := flag.Int("timeout", 600, "fail after this many seconds")
+	port := flag.Int("port", 0, "port on 127.0.0.1, 0 to 65535 (0: a free one)")
+	connections := flag.Uint64("connections", 0, "end after this many connections closed, up to 1000000 (0: when signalled)")
+	timeout := flag.Int("timeout", 600, "fail after this many seconds, 1 to 86400")
 	keyText := flag.String("key", "", "AES-128-GCM key, 32 hex digits (plain when absent)")
-	flag.Parse()
-	if flag.NArg() != 0 || *port < 0 || *port > 65535 || *timeout < 1 {
-		frame.Fail(program, 2, "bad arguments (see -help)")
+	frame.ParseFlags(program, "Seed 001's ping-pong server (Go) on 127.0.0.1: prints its port, then one JSON line of figures at the end.")
+	switch {
+	case *port < 0 || *port > 65535:
+		frame.Fail(program, 2, "-port must be from 0 to 65535")
+	case *connections > 1000000:
+		frame.Fail(program, 2, "-connections must be from 0 to 1000000")
+	case *timeout < 1 || *timeout > 86400:
+		frame.Fail(program, 2, "-timeout must be from 1 to 86400")
 	}
 	s := &server{idsSeen: map[uint32]bool{}}
-	if *keyText != "" {
-		key, err := frame.ParseKey(*keyText)
-		if err != nil {
-			frame.Fail(program, 2, "%v", err)
-		}
-		if _, err := frame.SelfCheck(); err != nil {
-			frame.Fail(program, 1, "%v", err)
-		}
-		s.cipherKey = key
-	}
+	s.cipherKey, _ = frame.KeyFromFlag(program, *keyText)
 	listener, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: *port})
 	if err != nil {
 		frame.Fail(program, 1, "cannot listen on 127.0.0.1:%d: %v", *port, err)
@@ -167,6 +168,7 @@ func main() {
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	expired := time.After(time.Duration(*timeout) * time.Second)
 	done := make(chan struct{}, 64)
+	s.userStart, s.systemStart = frame.CPUTime()
 	go func() {
 		var number uint64
 		for {

@@ -183,6 +183,8 @@ def classify(run, floor, alpha=0.05):
                  p.get("messages", ""), p.get("aad", ""))
         dims = {"size_class": size_class(size), "threads": b.threads, "codec": p.get("codec", ""),
                 "pool": p.get("pool", "")}
+        if "connections" in p:  # the ping-pong: 1 connection (unloaded) is another workload
+            dims["connections"] = p["connections"]
         key = fixed + tuple(dims.values())
         entry = groups.setdefault(key, (fixed, dims, OrderedDict()))
         entry[2].setdefault(p["backend"], {})[size] = b
@@ -289,8 +291,12 @@ def _what(fixed):
 
 def _describe_dims(sentence):
     members = sentence.members
-    if sentence.fixed[0] == PINGPONG:
-        return f"{size_text(members[0].sizes[0])} messages"  # one process per side, whatever threads
+    if sentence.fixed[0] == PINGPONG:  # one process per side, whatever threads
+        counts = sorted({int(m.dims["connections"]) for m in members
+                         if m.dims.get("connections", "").isdigit()})
+        where = (f", {' or '.join(f'{n:,}' for n in counts)} connection"
+                 f"{'' if counts == [1] else 's'}" if counts else "")
+        return f"{size_text(members[0].sizes[0])} messages{where}"
     sizes = sorted({s for m in members for s in m.sizes})
     parts = []
     seed = sentence.fixed[0] in SEED000
