@@ -57,7 +57,6 @@ answer.txt and selection.md (the ranking with margins and p-values),
 report.html.
 """
 import argparse
-import ctypes
 import datetime
 import json
 import os
@@ -73,14 +72,14 @@ import time
 
 SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tools"))
+import children  # noqa: E402
 import toolchains  # noqa: E402
 
 PLAIN = "none"
 SEALED = "aes-128-gcm"
 MESSAGE_SIZE = 4
-PR_SET_PDEATHSIG = 1
 POLL_SECONDS = 0.05
-STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+STOP_SIGNALS = children.STOP_SIGNALS
 MAX_PINGS = 100_000_000      # the programs' limit: 4 bytes of round trip kept per ping
 UNLOADED_PINGS = 100_000     # the 1-connection cell's pings by default (at most --pings)
 SERVER_FAULTS = ("flip-tag", "stale-nonce", "wrong-reply", "stall")
@@ -109,36 +108,17 @@ _stopped = []  # what stop() ended, for the messages
 _pid_log = None
 
 
-def _die_with_parent(parent):
-    """preexec_fn: the child gets SIGKILL when this script dies; if the
-    script died before that was set, the child ends at once."""
-    def set_up():
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # blocked by start()
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent:
-            os._exit(1)
-    return set_up
-
-
 def start(role, argv, out_path, err_path):
-    """Starts argv with stdout and stderr to files, in a session of its own
-    (a terminal's Ctrl-C reaches this script, which stops it by its PID)."""
-    # A signal now would leave a process nobody knows of: it waits until the
-    # process is registered (then the handler stops it with the others).
-    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-    try:
-        with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                    start_new_session=True,
-                                    preexec_fn=_die_with_parent(os.getpid()))
+    """Starts argv with stdout and stderr to files (children.spawn: a session
+    of its own, stopped by its PID, dying with this script)."""
+    def register(proc):
         _live[proc.pid] = (role, proc)
         if _pid_log:
             with open(_pid_log, "a") as f:
                 f.write(f"{role} {proc.pid}\n")
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
-    return proc
+
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        return children.spawn(argv, register, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
 
 
 def reap(proc, block=False):

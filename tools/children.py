@@ -1,0 +1,40 @@
+"""children.py: programs started so that they never outlive the script that
+started them (tools/run-peers, pingpong/driver.py).
+
+Each runs in a session of its own, so a terminal's Ctrl-C reaches only the
+script, which stops the child by its PID; and each gets SIGKILL when the
+script dies (PR_SET_PDEATHSIG), even by SIGKILL. Standard library only.
+"""
+import ctypes
+import os
+import signal
+import subprocess
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent):
+    """preexec_fn: SIGKILL when the parent dies; a parent already gone (it
+    died before the flag was set) ends the child at once."""
+    def set_up():
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # blocked by spawn()
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)
+    return set_up
+
+
+def spawn(argv, register, **popen_kwargs):
+    """subprocess.Popen(argv, **popen_kwargs) as above. The stop signals wait
+    until register(process) has recorded it: a signal in between would leave
+    a process the script's handler does not know of."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        process = subprocess.Popen(argv, start_new_session=True,
+                                   preexec_fn=_die_with_parent(os.getpid()), **popen_kwargs)
+        register(process)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    return process
