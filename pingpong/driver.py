@@ -501,6 +501,11 @@ def _await_port(server, paths, timeout):
             return int(m.group(1))
         done = reap(server)
         if done:
+            # It may have said its port just before it ended: read once more.
+            with open(paths["sout"], errors="replace") as f:
+                m = re.match(r"listening on 127\.0\.0\.1:(\d+)\n", f.read())
+            if m:
+                return int(m.group(1))
             raise RunError(f"the server ended before listening (exit {done[0]}): "
                            f"{first_error_line(paths['serr'])}")
         time.sleep(0.01)

@@ -450,7 +450,10 @@ def interrupt_case(what, command, text, sig, group=False, env=None, out=None, co
     else:
         os.kill(process.pid, sig)
     _, err = process.communicate(timeout=60)
-    time.sleep(0.3 if sig != signal.SIGKILL else 2.0)  # PDEATHSIG, a JVM's end of file
+    # PDEATHSIG and a JVM's end of file take a moment, longer on a busy machine.
+    deadline = time.monotonic() + 15
+    while any(alive(p) for p in found) and time.monotonic() < deadline:
+        time.sleep(0.1)
     left = [p for p in found if alive(p)]
     check(not left, f"{what}: processes left: {[command_line(p)[:120] for p in left]}")
     check("Traceback" not in err, f"{what}: a traceback: {err[-1500:]}")

@@ -344,7 +344,7 @@ def check_sections(page, expected):
     one bar label per result (expected: {class: [result key, ...]})."""
     total = sum(len(keys) for keys in expected.values())
     # Recharts draws the bar labels when its animation ends.
-    page.wait_for(f"document.querySelectorAll('div[name] .recharts-bar-label').length >= {total}", timeout=10)
+    page.wait_for(f"document.querySelectorAll('div[name] .recharts-bar-label').length >= {total}")
     state = page.evaluate(INSPECT_JS)
     for found in sorted(set(state["found"])):
         page.problem(f"NaN/undefined on the page: {found}")

@@ -9,7 +9,7 @@
 // above 4.5 is evidence of a leak.
 //
 //   cryptobench-dudect [--mode=cbc|gcm] [--backend=NAME[,NAME] | --hand-written] [--blocks=N]
-//   [--samples=N] [--attempts=K]
+//   [--samples=N] [--attempts=K] [--seed=N]
 //
 // --mode=gcm times AES-GCM `open` of one sealed message (--blocks blocks, 13
 // bytes of AAD, as in a TLS record) under two classes of wrong 16-byte tag:
@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -203,6 +204,8 @@ int main(int argc, char** argv) {
   int attempts = 3;
   bool hand_written_only = false;  // every usable hand-written backend, none other
   bool gcm = false;                // --mode=gcm: the tag check, not the padding check
+  // The inputs' seed, printed so a failed run can be repeated with --seed.
+  std::uint64_t seed = std::random_device{}();
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     try {
@@ -224,6 +227,10 @@ int main(int argc, char** argv) {
       } else if (a.rfind("--samples=", 0) == 0) {
         samples = std::stoul(a.substr(10));
         if (samples < 1000 || samples > 100'000'000) throw std::out_of_range("samples");
+      } else if (a.rfind("--seed=", 0) == 0) {
+        std::size_t used = 0;
+        seed = std::stoull(a.substr(7), &used);
+        if (used != a.size() - 7) throw std::invalid_argument("seed");
       } else if (a.rfind("--attempts=", 0) == 0) {
         attempts = std::stoi(a.substr(11));
         if (attempts < 1 || attempts > 20) throw std::out_of_range("attempts");
@@ -231,7 +238,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr,
                      "usage: cryptobench-dudect [--mode=cbc|gcm] [--backend=A,B | --hand-written] "
                      "[--blocks=1..4096] [--samples=1000..1e8] "
-                     "[--attempts=1..20]\n");
+                     "[--attempts=1..20] [--seed=N]\n");
         return 2;
       }
     } catch (const std::exception&) {
@@ -251,7 +258,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::mt19937_64 rng(std::random_device{}());
+  std::mt19937_64 rng(seed);
+  std::printf("seed %llu (--seed repeats these inputs)\n", static_cast<unsigned long long>(seed));
   bool hand_written_leaks = false;
   std::printf("%-11s %10s %12s %12s  %s\n", "backend", "max |t|",
               gcm ? "first (cyc)" : "valid (cyc)", gcm ? "last (cyc)" : "invalid (cyc)",
