@@ -366,24 +366,95 @@ inline void stitched(const KeySchedule& ks, const GcmKey& key, __m128i& ctr, __m
   if constexpr (Seal) y = ghash_group<T, kN>(key, y, out + (groups - 1) * kBytes);
 }
 
-// add_powers: H^(ready + 1)..H^n, each the last times H^1.
+// add_powers: H^(ready + 1)..H^n by doubling: with H^1..H^r at hand,
+// H^(r + j) = H^r H^j for j = 1..r are independent multiplications, so a key
+// used once (a new key per message) waits for log2(n) of them, not n - 1.
 inline void add_powers(GcmKey& key, int n) {
-  const __m128i h1 = load128(power(key, 1));
-  __m128i hk = load128(power(key, static_cast<std::size_t>(key.ready)));
-  for (int k = key.ready + 1; k <= n; ++k) {
-    hk = multiply(hk, h1);  // H'^(k-1) H' x (the reduction's x) = H'^k
-    store128(key.powers[kGcmMaxPowers - k], hk);
+  while (key.ready < n) {
+    const int r = key.ready;
+    const int top = std::min(2 * r, n);
+    const __m128i hr = load128(power(key, static_cast<std::size_t>(r)));
+    for (int k = r + 1; k <= top; ++k) {
+      // H'^r H'^(k-r) x (the reduction's x) = H'^k
+      const __m128i hk = multiply(hr, load128(power(key, static_cast<std::size_t>(k - r))));
+      store128(key.powers[kGcmMaxPowers - k], hk);
+    }
+    key.ready = top;
   }
-  key.ready = std::max(key.ready, n);
+}
+
+// A short message (at most kGroup blocks of text, and at most kShortBlocks
+// blocks of AAD, text and the lengths block together) is hashed in one pass
+// with one reduction. Hashing the AAD, the text and the lengths block in
+// turn reduces three times in series, which is most of a 64-byte record's
+// latency. The limit keeps it to sizes where latency, not the 128-bit
+// multiplies, is what counts.
+constexpr std::size_t kShortBlocks = 10;
+
+inline std::size_t short_message_blocks(std::size_t aad_size, std::size_t size) {
+  return (aad_size + 15) / 16 + (size + 15) / 16 + 1;
+}
+
+inline bool is_short_message(std::size_t aad_size, std::size_t size) {
+  return (size + 15) / 16 <= kGroup && short_message_blocks(aad_size, size) <= kShortBlocks;
+}
+
+// ghash_short_message: the GHASH of a short message from y = 0: AAD and text
+// each zero-padded to whole blocks, then the lengths block, as X1..Xn with
+// y = X1 H^n + X2 H^(n-1) + ... + Xn H, reduced once.
+inline __m128i ghash_short_message(const GcmKey& key, const std::uint8_t* aad, std::size_t aad_size,
+                                   const std::uint8_t* text, std::size_t size) {
+  using G = Gf<Xmm>;
+  Product<Xmm> acc = zero_product<Xmm>();
+  std::size_t k = short_message_blocks(aad_size, size);
+  const auto add = [&](__m128i block) { multiply_add<Xmm>(acc, block, load128(power(key, k--))); };
+  const auto add_bytes = [&](const std::uint8_t* p, std::size_t bytes) {
+    for (; bytes >= 16; bytes -= 16, p += 16) add(G::reverse(load128(p)));
+    if (bytes > 0) {  // AAD or ciphertext: public, nothing to wipe
+      alignas(16) std::uint8_t last[16] = {};
+      std::memcpy(last, p, bytes);
+      add(G::reverse(load128(last)));
+    }
+  };
+  add_bytes(aad, aad_size);
+  add_bytes(text, size);
+  add(_mm_set_epi64x(static_cast<long long>(aad_size * 8), static_cast<long long>(size * 8)));
+  return reduce(acc);
 }
 
 // powers_needed: the highest power of H a message's GHASH multiplies by: a
-// pass aggregates at most a group, and never more blocks than its input has.
+// pass aggregates at most a group, and never more blocks than its input has;
+// a short message's one pass, all its blocks.
 template <class T>
 inline int powers_needed(std::size_t nonce_size, std::size_t aad_size, std::size_t size) {
   const std::size_t longest = std::max({nonce_size == 12 ? 0 : nonce_size, aad_size, size});
-  const std::size_t blocks = (longest + 15) / 16;
-  return static_cast<int>(std::clamp<std::size_t>(blocks, 1, kGroup * T::kBlocks));
+  std::size_t blocks = std::clamp<std::size_t>((longest + 15) / 16, 1, kGroup * T::kBlocks);
+  if (is_short_message(aad_size, size)) {
+    blocks = std::max(blocks, short_message_blocks(aad_size, size));
+  }
+  return static_cast<int>(blocks);
+}
+
+// crypt_short_message: CTR from `ctr` over a short message, and its GHASH; it
+// returns y before the tag mask (opening hashes the input before
+// any output is written, so in place works).
+template <int Rounds>
+inline __m128i crypt_short_message(const KeySchedule& ks, const GcmKey& key, bool seal, __m128i ctr,
+                                   const std::uint8_t* aad, std::size_t aad_size,
+                                   const std::uint8_t* in, std::uint8_t* out, std::size_t size) {
+  __m128i y = _mm_setzero_si128();
+  if (!seal) y = ghash_short_message(key, aad, aad_size, in, size);
+  const std::size_t whole = size / 16;
+  if (whole > 0) ctr = ctr_few<Rounds>(ks, ctr, in, out, whole);
+  if (const std::size_t rest = size - 16 * whole; rest > 0) {  // through a buffer
+    alignas(16) std::uint8_t block[16] = {};
+    std::memcpy(block, in + 16 * whole, rest);
+    ctr_few<Rounds>(ks, ctr, block, block, 1);
+    std::memcpy(out + 16 * whole, block, rest);
+    secure_wipe(block, sizeof block);
+  }
+  if (seal) y = ghash_short_message(key, aad, aad_size, out, size);
+  return y;
 }
 
 template <class T, int Rounds>
@@ -407,8 +478,14 @@ inline void gcm_crypt(const KeySchedule& ks, GcmKey& key, bool seal, const std::
     j0 = multiply(_mm_xor_si128(j0, bits), load128(power(key, 1)));
   }
   const __m128i tag_mask = encrypt_block<Rounds>(ks, G::reverse(j0));
-  __m128i y = ghash_bytes<T>(key, zero, aad, aad_size);
   __m128i ctr = _mm_add_epi32(j0, G::step());
+  if (is_short_message(aad_size, size)) {
+    const __m128i y = crypt_short_message<Rounds>(ks, key, seal, ctr, aad, aad_size, in, out, size);
+    store128(tag, _mm_xor_si128(tag_mask, G::reverse(y)));
+    T::leave();
+    return;
+  }
+  __m128i y = ghash_bytes<T>(key, zero, aad, aad_size);
 
   constexpr std::size_t kGroupBytes = 16 * kGroup * T::kBlocks;
   const std::size_t groups = size / kGroupBytes;
