@@ -589,8 +589,10 @@ public final class JavaPeer {
       for (int rep = 0; rep < o.repetitions; ) {
         Timing t = runThreads(cell, seeds.split(), perThread, 0, o.injectFault);
         double seconds = t.meanThreadSeconds(threads);
-        if (seconds < o.minTime && attempts < 4) { // a sizing run: more iterations, again
-          perThread = iterationsFor(o.minTime, t, threads);
+        if (seconds < o.minTime && attempts < 10) { // a sizing run: more iterations, again
+          // At least twice as many: while the JIT still speeds the loop up, the rate it
+          // showed under-sizes the next loop too (seen with a 5 ms minimum time).
+          perThread = Math.max(iterationsFor(o.minTime, t, threads), 2 * perThread);
           attempts++;
           continue;
         }
