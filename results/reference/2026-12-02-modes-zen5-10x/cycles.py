@@ -1,8 +1,17 @@
-"""The seed-000 figure in cycles: median real time per op x the core clock the run measured at its start, per backend and pool; usage: cycles.py seed000-cbc.benchmark.json"""
-import json,statistics,collections,sys
-doc=json.load(open(sys.argv[1])); clk=float(doc['context']['core_clock_ghz'])
-d=collections.defaultdict(list)
-for b in doc['benchmarks']:
-  if b.get('run_type')=='iteration': d['/'.join(p for p in b['name'].split('/') if p.startswith(('backend','pool')))].append(b['real_time'])
-for k,v in sorted(d.items()): m=statistics.median(v); print(f'{k:30s} {m:7.1f} ns {m*clk:5.0f} cycles  range {min(v)*clk:.0f}-{max(v)*clk:.0f}  {1e6/m:,.0f} ops/ms')
-print('clock', clk, doc['context']['aes_limits'], doc['context']['git_commit'], doc['context']['load_avg'])
+"""The seed-000 figure in cycles per operation: each repetition's real time per
+op times the core clock sampled around that repetition's loop (core_ghz),
+medians and ranges per backend and pool. usage: cycles.py seed000-cbc.benchmark.json"""
+import collections
+import json
+import statistics
+import sys
+
+doc = json.load(open(sys.argv[1]))
+cycles = collections.defaultdict(list)
+for b in doc["benchmarks"]:
+    if b.get("run_type") == "iteration":
+        key = "/".join(p for p in b["name"].split("/") if p.startswith(("backend", "pool")))
+        cycles[key].append(b["real_time"] * b["core_ghz"])
+for key, values in sorted(cycles.items()):
+    print(f"{key:28s} {statistics.median(values):6.0f} cycles/op  "
+          f"({min(values):.0f}-{max(values):.0f}, {len(values)} repetitions)")
