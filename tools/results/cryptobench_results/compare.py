@@ -2,12 +2,24 @@
 change, a 95% bootstrap interval of the change, and a two-sided Mann-Whitney U
 p-value, for time and for every counter (Google Benchmark's compare.py
 ignores counters). A change is called better or worse only when it is
-significant and larger than the runs' noise floor (noise.py: the larger of
-the two runs' own split-half A/A changes); a significant change within the
-floor is "within noise". Allocations made less than once per 100 operations
-are one-time allocations (a buffer or table set up once per repetition),
-per operation 0, and never a change. A geometric-mean summary with its 95%
-interval closes the table.
+significant, its interval excludes no change, and it is larger than the
+runs' noise floor (noise.py: the larger of the two runs' own split-half A/A
+changes); a significant change within the floor is "within noise".
+
+Significant means q < alpha, where q is the p-value adjusted by
+Benjamini-Hochberg over every benchmark compared in that metric: a run has
+hundreds of benchmarks, and at p < 0.05 each an A/A comparison of two runs
+of one binary would call about one in twenty of them changed. (Seen: 4 of
+490 benchmarks flagged beyond the floor, one of them +77%, from a
+benchmark that moved between two speeds within a run.) The adjustment
+keeps the expected share of false changes among those reported at alpha;
+a change that touches many benchmarks lowers every q, one that touches a
+few needs repetitions enough for a small p.
+
+Allocations made less than once per 100 operations are one-time
+allocations (a buffer or table set up once per repetition), per operation
+0, and never a change. A geometric-mean summary with its 95% interval
+closes the table.
 """
 import math
 from dataclasses import dataclass
@@ -34,16 +46,19 @@ class Row:
     p: float
     method: str
     verdict: str         # better, worse, same, n/a
+    q: float = math.nan  # p adjusted over the metric's benchmarks (Benjamini-Hochberg)
 
 
-def _verdict(metric, change, p, alpha, testable, floor):
-    if not testable or math.isnan(p):
+def _verdict(row, alpha, testable, floor):
+    if not testable or math.isnan(row.p):
         return "n/a"
-    if p >= alpha or change == 0 or math.isnan(change):
+    if row.q >= alpha or row.change == 0 or math.isnan(row.change):
         return "same"
-    if floor.measured and abs(change) <= floor.value:
+    if not (row.ci_low > 0 or row.ci_high < 0):  # the interval reaches no change
+        return "same"
+    if floor.measured and abs(row.change) <= floor.value:
         return "within noise"
-    return "better" if (change > 0) == HIGHER_IS_BETTER[metric] else "worse"
+    return "better" if (row.change > 0) == HIGHER_IS_BETTER[row.metric] else "worse"
 
 
 def _same_allocations(metric, base, new):
@@ -114,7 +129,12 @@ def compare(base, new, metrics=None, alpha=0.05, backend_pair=None):
             _, p, method = stats.mann_whitney(xs, ys)
             lo, hi = stats.bootstrap_change_ci(xs, ys) if mb != 0 else (math.nan, math.nan)
             rows.append(Row(n.name if backend_pair else b.name, metric, mb, mn, change, lo, hi, p,
-                            method, _verdict(metric, change, p, alpha, testable, floor)))
+                            method, ""))
+    for metric in metrics:
+        tested = [r for r in rows if r.metric == metric and not r.verdict]
+        for r, q in zip(tested, stats.benjamini_hochberg([r.p for r in tested])):
+            r.q = q
+            r.verdict = _verdict(r, alpha, testable, floor)
     summary = {"cells": len({r.name for r in rows}),
                "cells_flagged": len({r.name for r in rows if r.verdict in ("better", "worse")})}
     for metric in metrics:
@@ -146,17 +166,19 @@ def _pct(x):
 
 
 def render(rows, summary, warnings, base_label, new_label, markdown=False, floor=None):
-    header = ["benchmark", "metric", base_label, new_label, "change", "95% CI", "p", "verdict"]
+    header = ["benchmark", "metric", base_label, new_label, "change", "95% CI", "p", "q", "verdict"]
     table = [[r.name, r.metric, _fmt(r.base), _fmt(r.new), _pct(r.change),
               f"[{_pct(r.ci_low)}, {_pct(r.ci_high)}]", "-" if math.isnan(r.p) else f"{r.p:.3g}",
-              r.verdict] for r in rows]
+              "-" if math.isnan(r.q) else f"{r.q:.3g}", r.verdict] for r in rows]
     out = []
     for w in warnings:
         out.append(f"WARNING: {w}")
     if floor is not None:
         text = floor.describe()
         out.append(f"{text[0].upper()}{text[1:]} (the larger of the two runs'); a significant "
-                   "change inside it is reported as 'within noise'.")
+                   "change inside it is reported as 'within noise'. Significant: q, the p-value "
+                   "adjusted over the metric's benchmarks (Benjamini-Hochberg), below alpha, and "
+                   "a 95% interval that excludes no change.")
     if markdown:
         out.append("| " + " | ".join(header) + " |")
         out.append("|" + "---|" * len(header))
@@ -172,6 +194,8 @@ def render(rows, summary, warnings, base_label, new_label, markdown=False, floor
         if not isinstance(s, dict):
             continue
         interval = "" if math.isnan(s["low"]) else f" [{s['low']:.3f}, {s['high']:.3f}]"
+        if floor is not None and floor.measured and abs(s["geomean_ratio"] - 1) <= floor.value:
+            interval += f" (within the {floor.value:.1%} noise floor)"
         out.append(f"{'- ' if markdown else '  '}{metric}: x{s['geomean_ratio']:.3f}{interval} over "
                    f"{s['benchmarks']} benchmarks; {s['better']} better, {s['worse']} worse, "
                    f"{s['within_noise']} significant but within noise")

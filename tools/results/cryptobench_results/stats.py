@@ -53,6 +53,21 @@ def min_achievable_p(m, n):
     return min(1.0, 2 / math.comb(m + n, m))
 
 
+def benjamini_hochberg(pvalues):
+    """Benjamini-Hochberg adjusted p-values (q-values), in the input's order:
+    calling the tests with q < alpha significant keeps the expected share of
+    false discoveries among them at most alpha. NaN stays NaN."""
+    indexed = sorted((p, i) for i, p in enumerate(pvalues) if not math.isnan(p))
+    m = len(indexed)
+    q = [math.nan] * len(pvalues)
+    running = 1.0
+    for rank in range(m, 0, -1):  # from the largest p down: q is the running minimum
+        p, i = indexed[rank - 1]
+        running = min(running, p * m / rank)
+        q[i] = running
+    return q
+
+
 def mann_whitney(a, b):
     """Two-sided Mann-Whitney U test. Returns (U of sample a, p-value, method)."""
     if len(a) == 0 or len(b) == 0:
