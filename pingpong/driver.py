@@ -123,7 +123,10 @@ def start(role, argv, out_path, err_path):
 
 def reap(proc, block=False):
     """(status, rusage) once the process has ended (None while it runs).
-    status: the exit code, or -signal."""
+    status: the exit code, or -signal. Kept on `proc`: a process is waited
+    for once, and every later call gives the same answer."""
+    if getattr(proc, "reaped", None) is not None:
+        return proc.reaped
     try:
         pid, status, usage = os.wait4(proc.pid, 0 if block else os.WNOHANG)
     except ChildProcessError:
@@ -132,7 +135,8 @@ def reap(proc, block=False):
         return None
     _live.pop(proc.pid, None)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, usage
+    proc.reaped = (proc.returncode, usage)
+    return proc.reaped
 
 
 def _ended(done):

@@ -697,6 +697,22 @@ class DriverErrorsTest(unittest.TestCase):
                                         r"\(exit \d\): .*benchmark.json"):
                 driver.derive(d, print)
 
+    def test_a_server_that_said_its_port_and_ended_keeps_its_status(self):
+        """The port read once more after the server was reaped: its exit
+        status must survive for the later checks (it was lost, and the cell
+        waited 30 s for a server that had ended)."""
+        with tempfile.TemporaryDirectory() as d:
+            paths = {"sout": os.path.join(d, "out"), "serr": os.path.join(d, "err")}
+            server = driver.start("server", ["sh", "-c", "exit 3"], paths["sout"], paths["serr"])
+            while driver.reap(server) is None:
+                time.sleep(0.01)
+            with open(paths["sout"], "w") as f:  # as if said just before it ended
+                f.write("listening on 127.0.0.1:9\n")
+            self.assertEqual(driver._await_port(server, paths, 5), 9)
+            done = driver.reap(server)
+            self.assertIsNotNone(done, "the server's end was lost")
+            self.assertEqual(done[0], 3)
+
     def test_figures_without_a_field(self):
         """A program whose JSON line lacks a figure fails the cell in one line."""
         with tempfile.TemporaryDirectory() as d:

@@ -85,6 +85,11 @@ class StatsTest(unittest.TestCase):
         for got, want in zip([q[0], q[1], q[3], q[4]], [0.02, 0.04, 0.04, 0.02]):
             self.assertAlmostEqual(got, want)
         self.assertEqual(stats.benjamini_hochberg([]), [])
+        # The running minimum: 0.01 x 2/1 = 0.02 is above 0.011 x 2/2, so both
+        # are 0.011; and q never exceeds 1.
+        for got, want in zip(stats.benjamini_hochberg([0.01, 0.011]), [0.011, 0.011]):
+            self.assertAlmostEqual(got, want)
+        self.assertLessEqual(max(stats.benjamini_hochberg([0.9, 0.95, 0.99])), 1.0)
 
     def test_mann_whitney_exact(self):
         self.assertAlmostEqual(stats.mann_whitney([1, 2, 3, 4, 5], [6, 7, 8, 9, 10])[1], 2 / 252)
@@ -262,6 +267,16 @@ class CompareTest(unittest.TestCase):
         unadjusted = {r.name for r in rows if r.p < 0.05 and abs(r.change) > floor.value
                       and (r.ci_low > 0 or r.ci_high < 0)}
         self.assertGreaterEqual(len(unadjusted), 3, "the pair no longer tests the adjustment")
+
+    def test_a_change_whose_interval_reaches_zero_is_not_called(self):
+        """Seen in an A/A pair: +32.7%, p = 0.029, beyond a 24.3% floor, but
+        a 95% interval of [-16.3%, +56.7%]: no change is inside it."""
+        floor = noise.NoiseFloor(0.243, 490, 10)
+        row = compare.Row("b", "cycles_per_byte", 221.39, 293.87, 0.327, -0.163, 0.567, 0.0288,
+                          "normal", "", q=0.0288)
+        self.assertEqual(compare._verdict(row, 0.05, True, floor), "same")
+        row.ci_low = 0.05  # the same change with an interval clear of zero
+        self.assertEqual(compare._verdict(row, 0.05, True, floor), "worse")
 
     def test_a_real_change_among_hundreds_is_still_found(self):
         doc = json.load(lzma.open(AA_ZEN5_A, "rt"))

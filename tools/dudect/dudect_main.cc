@@ -228,9 +228,13 @@ int main(int argc, char** argv) {
         samples = std::stoul(a.substr(10));
         if (samples < 1000 || samples > 100'000'000) throw std::out_of_range("samples");
       } else if (a.rfind("--seed=", 0) == 0) {
+        const std::string digits = a.substr(7);
         std::size_t used = 0;
-        seed = std::stoull(a.substr(7), &used);
-        if (used != a.size() - 7) throw std::invalid_argument("seed");
+        // stoull alone would take "-1" (as 2^64 - 1), " 5" and "+5".
+        if (digits.empty() || digits[0] < '0' || digits[0] > '9')
+          throw std::invalid_argument("seed");
+        seed = std::stoull(digits, &used);
+        if (used != digits.size()) throw std::invalid_argument("seed");
       } else if (a.rfind("--attempts=", 0) == 0) {
         attempts = std::stoi(a.substr(11));
         if (attempts < 1 || attempts > 20) throw std::out_of_range("attempts");
