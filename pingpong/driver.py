@@ -259,20 +259,23 @@ class Peer:
         return [f"--key={key}"] + ([f"--backend={backend}"] if self.backends is not None else [])
 
 
-def query(argv, what):
-    """stdout of a short command (--list-backends, --version); RunError with
-    one line when it cannot run, fails, or takes over QUERY_TIMEOUT."""
+def query(argv, what, timeout=None, when_late="did not answer within {} s", said_line=0):
+    """stdout of a short command (--list-backends, --version, the results
+    tool); RunError with one line when it cannot run, fails (with line
+    `said_line` of its stderr), or takes over `timeout` seconds (default
+    QUERY_TIMEOUT, read when called)."""
+    timeout = QUERY_TIMEOUT if timeout is None else timeout
     try:
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=QUERY_TIMEOUT,
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
                              stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
-        raise RunError(f"{what} did not answer within {QUERY_TIMEOUT} s") from None
+        raise RunError(f"{what} {when_late.format(timeout)}") from None
     except OSError as e:
         raise RunError(f"{what} cannot run: {e.strerror or e}") from None
     if out.returncode != 0:
         said = out.stderr.strip().splitlines()
         raise RunError(f"{what} failed (exit {out.returncode}): "
-                       f"{said[0][:300] if said else '(nothing on stderr)'}")
+                       f"{said[said_line][:300] if said else '(nothing on stderr)'}")
     return out.stdout
 
 
@@ -499,17 +502,14 @@ def _await_port(server, paths, timeout):
     """The port from the server's first line, "listening on 127.0.0.1:PORT"."""
     deadline = time.monotonic() + min(timeout, 60)
     while time.monotonic() < deadline:
+        # Whether it has ended first, then its output: a server that said its
+        # port and ended in between is read whole, not taken for a failure.
+        done = reap(server)
         with open(paths["sout"], errors="replace") as f:
             m = re.match(r"listening on 127\.0\.0\.1:(\d+)\n", f.read())
         if m:
             return int(m.group(1))
-        done = reap(server)
         if done:
-            # It may have said its port just before it ended: read once more.
-            with open(paths["sout"], errors="replace") as f:
-                m = re.match(r"listening on 127\.0\.0\.1:(\d+)\n", f.read())
-            if m:
-                return int(m.group(1))
             raise RunError(f"the server ended before listening (exit {done[0]}): "
                            f"{first_error_line(paths['serr'])}")
         time.sleep(0.01)
@@ -937,21 +937,11 @@ def _run(args, say):
 
 
 def _results_tool(argv, what):
-    """cryptobench-results with argv; its stdout, or RunError in one line."""
+    """cryptobench-results with argv; its stdout, or RunError in one line
+    (its last stderr line: the tool's own error)."""
     tool = [os.path.join(SOURCE_DIR, "tools", "results", "cryptobench-results")]  # /usr/bin/python3
-    try:
-        out = subprocess.run(tool + argv, capture_output=True, text=True, timeout=DERIVE_TIMEOUT,
-                             stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        raise RunError(f"cryptobench-results {what} did not end within {DERIVE_TIMEOUT} s "
-                       "(benchmark.json is written; run it again by hand)") from None
-    except OSError as e:
-        raise RunError(f"cryptobench-results cannot run: {e.strerror or e}") from None
-    if out.returncode != 0:
-        said = out.stderr.strip().splitlines()
-        raise RunError(f"cryptobench-results {what} failed (exit {out.returncode}): "
-                       f"{said[-1] if said else '(nothing on stderr)'}")
-    return out.stdout
+    return query(tool + argv, f"cryptobench-results {what}", DERIVE_TIMEOUT,
+                 "did not end within {} s (benchmark.json is written; run it again by hand)", -1)
 
 
 def derive(run_dir, say):
