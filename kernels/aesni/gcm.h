@@ -248,6 +248,23 @@ inline __m128i ctr_few(const KeySchedule& ks, __m128i ctr, const std::uint8_t* i
   return ctr;
 }
 
+// ctr_partial: CTR of 1..15 bytes (the last, partial block) through a
+// buffer, so nothing past `in` + rest is read or past `out` + rest written.
+template <int Rounds>
+inline void ctr_partial(const KeySchedule& ks, __m128i ctr, const std::uint8_t* in,
+                        std::uint8_t* out, std::size_t rest) {
+  alignas(16) std::uint8_t block[16] = {};
+  std::memcpy(block, in, rest);
+  ctr_few<Rounds>(ks, ctr, block, block, 1);
+  std::memcpy(out, block, rest);
+  secure_wipe(block, sizeof block);  // plaintext or keystream
+}
+
+// lengths_block: GHASH's last block, len(A) || len(C) in bits, reflected.
+inline __m128i lengths_block(std::size_t aad_size, std::size_t size) {
+  return _mm_set_epi64x(static_cast<long long>(aad_size * 8), static_cast<long long>(size * 8));
+}
+
 // ctr_registers: N whole registers of CTR at width T (N * T::kBlocks
 // blocks) from the reflected counter `ctr`; returns the counter after them.
 template <class T, int Rounds, int N>
@@ -418,7 +435,7 @@ inline __m128i ghash_short_message(const GcmKey& key, const std::uint8_t* aad, s
   };
   add_bytes(aad, aad_size);
   add_bytes(text, size);
-  add(_mm_set_epi64x(static_cast<long long>(aad_size * 8), static_cast<long long>(size * 8)));
+  add(lengths_block(aad_size, size));
   return reduce(acc);
 }
 
@@ -446,12 +463,8 @@ inline __m128i crypt_short_message(const KeySchedule& ks, const GcmKey& key, boo
   if (!seal) y = ghash_short_message(key, aad, aad_size, in, size);
   const std::size_t whole = size / 16;
   if (whole > 0) ctr = ctr_few<Rounds>(ks, ctr, in, out, whole);
-  if (const std::size_t rest = size - 16 * whole; rest > 0) {  // through a buffer
-    alignas(16) std::uint8_t block[16] = {};
-    std::memcpy(block, in + 16 * whole, rest);
-    ctr_few<Rounds>(ks, ctr, block, block, 1);
-    std::memcpy(out + 16 * whole, block, rest);
-    secure_wipe(block, sizeof block);
+  if (const std::size_t rest = size - 16 * whole; rest > 0) {
+    ctr_partial<Rounds>(ks, ctr, in + 16 * whole, out + 16 * whole, rest);
   }
   if (seal) y = ghash_short_message(key, aad, aad_size, out, size);
   return y;
@@ -526,22 +539,13 @@ inline void gcm_crypt(const KeySchedule& ks, GcmKey& key, bool seal, const std::
     }
     done += 16 * blocks;
   }
-  if (done < size) {  // the partial block, through a buffer: no access past the ends
+  if (done < size) {  // the partial block (ghash_bytes pads a copy of it)
     const std::size_t rest = size - done;
-    alignas(16) std::uint8_t block[16] = {};
-    std::memcpy(block, in + done, rest);
-    if (!seal) y = ghash_few(key, y, block, 1);
-    ctr_few<Rounds>(ks, ctr, block, block, 1);
-    std::memcpy(out + done, block, rest);
-    if (seal) {
-      std::memset(block + rest, 0, 16 - rest);
-      y = ghash_few(key, y, block, 1);
-    }
-    secure_wipe(block, sizeof block);
+    if (!seal) y = ghash_bytes<T>(key, y, in + done, rest);
+    ctr_partial<Rounds>(ks, ctr, in + done, out + done, rest);
+    if (seal) y = ghash_bytes<T>(key, y, out + done, rest);
   }
-  const __m128i lengths =
-      _mm_set_epi64x(static_cast<long long>(aad_size * 8), static_cast<long long>(size * 8));
-  y = multiply(_mm_xor_si128(y, lengths), load128(power(key, 1)));
+  y = multiply(_mm_xor_si128(y, lengths_block(aad_size, size)), load128(power(key, 1)));
   store128(tag, _mm_xor_si128(tag_mask, G::reverse(y)));
   T::leave();
 }
