@@ -13,6 +13,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string_view>
 
 #include "benchmarks/output_file.h"
 #include "kernels/cpu_features.h"
@@ -50,14 +51,36 @@ bool complete_json(const std::string& path) {
 
 constexpr const char* kUsage =
     "usage: cryptobench [--suite=NAME] [--backends=A,B,...] [--list-backends] [--list-suites]\n"
-    "                   [Google Benchmark flags: --benchmark_filter=REGEX,\n"
-    "                    --benchmark_repetitions=N, --benchmark_out=FILE, ...]\n"
-    "  --suite=NAME      which slice of the grid to run (default: decision)\n"
+    "                   [--cpuprofile=FILE] [Google Benchmark flags]\n"
+    "Measures AES backends on one suite (a slice of the benchmark grid); every benchmark\n"
+    "checks its output against another library's. tools/run-benchmarks runs this binary\n"
+    "and prints the answer; this is the binary alone.\n"
+    "  --suite=NAME      which slice of the grid to run (default: decision; --list-suites)\n"
     "  --backends=LIST   comma-separated backends (default: every usable one)\n"
     "  --list-backends   show the backends compiled in, their versions and code paths\n"
     "  --list-suites     show the suites and how many benchmarks each registers here\n"
     "  --cpuprofile=FILE write a pprof CPU profile of the benchmarks run (gperftools;\n"
-    "                    read it with: google-pprof --text BINARY FILE)\n";
+    "                    read it with: google-pprof --text BINARY FILE)\n"
+    "  -h, --help        this help\n"
+    "Google Benchmark flags (every one works; the common ones):\n"
+    "  --benchmark_filter=REGEX        the benchmarks whose name matches (RE2, POSIX syntax;\n"
+    "                                  a leading - inverts); a name reads like\n"
+    "    grid/backend:openssl/cipher:aes-128-cbc/op:encrypt/size:16384/codec:none/pool:on/\n"
+    "    key:cached/real_time/threads:1\n"
+    "  --benchmark_list_tests          list the selected benchmarks' names, run nothing\n"
+    "  --benchmark_repetitions=N       repetitions of each benchmark\n"
+    "  --benchmark_min_time=SECONDS    minimum time of each repetition\n"
+    "  --benchmark_out=FILE            also write the results to FILE\n"
+    "  --benchmark_out_format=json     ... as JSON (what cryptobench-results reads)\n"
+    "  --benchmark_context=KEY=VALUE,...  add to the JSON's context\n"
+    "Examples:\n"
+    "  cryptobench --list-backends\n"
+    "  cryptobench --suite=seed003 --backends=openssl,aesni\n"
+    "  cryptobench --benchmark_filter='op:decrypt/size:16384/.*pool:on' \\\n"
+    "      --benchmark_out=run.json --benchmark_out_format=json\n"
+    "Exit status: 0 done, 1 a benchmark failed its verification, 2 bad usage (one line\n"
+    "names it), 128 + N stopped by signal N (what finished is still written).\n"
+    "More: docs/benchmarks.md\n";
 
 // truthy: a boolean flag's value as Google Benchmark 1.7.1 reads it (empty,
 // or anything but 0/f/n/false/no/off in any case, is true).
@@ -106,16 +129,20 @@ void usage_error(const std::string& message) {
 }
 
 Options parse_options(int argc, char** argv) {
+  // The help alone, whatever else is on the line or in the environment.
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    }
+  }
   if (const std::string problem = cpu_mask_problem(); !problem.empty()) usage_error(problem);
   Options o;
   o.benchmark_args.emplace_back(argv[0]);
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     std::string value;
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else if (take_value(argc, argv, i, "--suite", &value)) {
+    if (take_value(argc, argv, i, "--suite", &value)) {
       o.suite = value;
     } else if (take_value(argc, argv, i, "--backends", &value)) {
       o.backends = split_commas(value);

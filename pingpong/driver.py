@@ -71,6 +71,8 @@ import tempfile
 import time
 
 SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if "-h" in sys.argv or "--help" in sys.argv:
+    sys.dont_write_bytecode = True  # the help alone: not even a __pycache__ in the tree
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tools"))
 import children  # noqa: E402
 import toolchains  # noqa: E402
@@ -728,7 +730,14 @@ def _names(text, flag):
 
 def parse_args(argv):
     p = _Parser(prog="run-pingpong", description=__doc__, allow_abbrev=False,
-                formatter_class=argparse.RawDescriptionHelpFormatter)
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+                epilog="examples:\n"
+                       "  tools/run-pingpong                  every cell, 5 repetitions\n"
+                       "  tools/run-pingpong --backends=openssl,wolfssl --peers=go --repetitions=3\n"
+                       "  tools/results/cryptobench-results pingpong "
+                       "results/runs/<run>/benchmark.json\n"
+                       "Exit status: 0 done, 1 a cell failed (one line names it), 2 a bad "
+                       "argument, 128 + N stopped by signal N.\nMore: docs/pingpong.md.")
     p.add_argument("--build-dir", default="build/release")
     p.add_argument("--runs-dir", default="results/runs")
     p.add_argument("--connections", type=_whole(1, 10_000), default=100)

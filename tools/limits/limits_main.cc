@@ -3,14 +3,36 @@
 // PCLMULQDQ/VPCLMULQDQ latency and throughput per register width, and the
 // per-core bounds they imply.
 #include <cstdio>
+#include <cstring>
 
 #include "benchmarks/aes_limits.h"
 #include "kernels/cpu_features.h"
 
+constexpr const char* kUsage =
+    "usage: cryptobench-limits\n"
+    "What this CPU allows for AES, measured here: the core clock (a dependent IMUL\n"
+    "chain), the latency and throughput of AESENC, VAESENC (256- and 512-bit, where\n"
+    "present), PCLMULQDQ and VPCLMULQDQ, rounded to their architectural values, and\n"
+    "the per-core bounds they imply in cycles per byte (CBC encryption's serial\n"
+    "chain, the parallel modes' throughput). Takes a fraction of a second.\n"
+    "Options:\n"
+    "  -h, --help   this help\n"
+    "Example:\n"
+    "  build/release/tools/limits/cryptobench-limits\n"
+    "Exit status: 0 measured, 2 an argument given or no AES-NI on this CPU.\n"
+    "More: docs/hardware.md\n";
+
 int main(int argc, char** argv) {
   using cryptobench::bench::AesWidth;
+  if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
   if (argc > 1) {
-    std::fprintf(stderr, "cryptobench-limits: unknown argument '%s' (it takes none)\n", argv[1]);
+    std::fprintf(stderr,
+                 "cryptobench-limits: unknown argument '%s' (it takes none; "
+                 "cryptobench-limits --help)\n",
+                 argv[1]);
     return 2;
   }
   const cryptobench::bench::AesLimits limits = cryptobench::bench::measure_aes_limits();

@@ -34,6 +34,7 @@
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -58,9 +59,16 @@ constexpr const char* kUsage =
     "  vectors is skipped, named on the command line it is an error).\n"
     "  A file in a mode a backend lacks is not run; GCM cases outside a library's\n"
     "  nonce, tag or key lengths are counted as outside its limits, not run.\n"
-    "  Exit: 0 pass, 1 fail, 2 error.\n"
     "  Vector files must be regular files (or symlinks to them) of at most 64 MiB.\n"
-    "  --list   show the backends compiled in and whether they run here\n";
+    "Options:\n"
+    "  --backend NAME[,NAME...]  only these backends (default: every usable one)\n"
+    "  --list                    show the backends compiled in and whether they run here\n"
+    "  -h, --help                this help\n"
+    "Examples:\n"
+    "  cryptobench-vectors tests/vectors\n"
+    "  cryptobench-vectors --backend aesni tests/vectors/nist_cavp/CBC/CBCMMT128.rsp\n"
+    "Exit status: 0 pass, 1 a vector failed, 2 bad usage or an unusable file (one line).\n"
+    "More: docs/correctness.md\n";
 
 std::vector<std::string> split_commas(const std::string& s) {
   std::vector<std::string> out;
@@ -133,6 +141,12 @@ void list_backends() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {  // the help alone, whatever else is on the line
+    if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+  }
   if (const std::string problem = cryptobench::cpu_mask_problem(); !problem.empty()) {
     std::cerr << "cryptobench-vectors: " << problem << "\n";
     return 2;
@@ -140,10 +154,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> backend_names, paths;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      return 0;
-    } else if (arg == "--list") {
+    if (arg == "--list") {
       list_backends();
       return 0;
     } else if (arg == "--backend" || arg.rfind("--backend=", 0) == 0) {
@@ -165,14 +176,16 @@ int main(int argc, char** argv) {
       }
       backend_names.insert(backend_names.end(), names.begin(), names.end());
     } else if (!arg.empty() && arg[0] == '-') {
-      std::cerr << "cryptobench-vectors: unknown option '" << arg << "'\n" << kUsage;
+      std::cerr << "cryptobench-vectors: unknown option '" << arg
+                << "' (cryptobench-vectors --help lists them)\n";
       return 2;
     } else {
       paths.push_back(arg);
     }
   }
   if (paths.empty()) {
-    std::cerr << "cryptobench-vectors: no vector files given\n" << kUsage;
+    std::cerr << "cryptobench-vectors: no vector files given, e.g. cryptobench-vectors "
+                 "tests/vectors (--help)\n";
     return 2;
   }
 
