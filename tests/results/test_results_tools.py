@@ -480,8 +480,7 @@ class AnswerTest(unittest.TestCase):
         for path in (DECISION_A, DECISION_MASKED, FAST):
             lines = answer.render_console(answer.answer(gbench.load_run(path)))
             self.assertLessEqual(len(lines), answer.CONSOLE_LINES, path)
-            verdicts = lines[lines.index("Fastest library per workload (margin over the runner-up "
-                                         "[95% interval]):") + 1:]
+            verdicts = lines[lines.index(answer.HEADING.format(baseline="openssl")) + 1:]
             verdicts = verdicts[:verdicts.index("")] if "" in verdicts else verdicts[:-1]
             for line in verdicts:
                 self.assertRegex(line, r"\(p [<=] [0-9.]+\)|tie|only .* was measured", line)
@@ -545,7 +544,7 @@ class AnswerTest(unittest.TestCase):
         self.assertLessEqual(r.low, 1.0)
         self.assertEqual(r.verdict, "not-significant")
         text = answer.sentence_text(a.sentences[0], {}, a.floor)
-        self.assertIn("openssl and cryptopp tie", text)
+        self.assertIn("openssl at 104 MB/s and cryptopp tie", text)
         self.assertIn("but the 95% interval reaches 1.00", text)
 
     def test_golden_output(self):
@@ -756,9 +755,36 @@ class BoundsTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             r = run_cli("bounds", write_json(d, "overlap.json", doc))
         self.assertEqual(r.returncode, 0, r.stderr)
-        line = next(x for x in r.stdout.splitlines() if x.startswith("aesni") and "cbc  encrypt " in x)
+        lines = r.stdout.splitlines()
+        group = next(i for i, x in enumerate(lines) if x.startswith("aes-128-cbc encrypt, "))
+        line = next(x for x in lines[group + 1:] if x.startswith("  aesni "))
         self.assertIn("beaten: short operations overlap", line)
-        self.assertIn(" ok", line)
+        self.assertIn(" ok ", line)
+
+    def test_the_text_table_is_in_groups_sorted_by_cipher_op_size_then_share(self):
+        run = gbench.load_run(BOUNDS)
+        lines = bounds.render(bounds.rows(run), run.context, False).splitlines()
+        self.assertTrue(lines[2].startswith("  backend "))
+        groups, shares = [], {}
+        for line in lines[3:]:
+            if not line.startswith("  "):  # a group's line: what, and its absolute bound
+                self.assertRegex(line, r"^aes-(128|256)-[a-z]+ [a-z-]+, [0-9]+ (B|KiB|MiB)"
+                                       r"(, [0-9]+ messages per call)?: absolute bound [0-9.]+ c/B$")
+                what = line.split(":")[0]
+                cipher, op = what.split(",")[0].split(" ")
+                size = answer_size(what.split(", ")[1])
+                messages = int(what.split(", ")[2].split()[0]) if what.count(", ") > 1 else 1
+                groups.append((cipher, bounds.OP_ORDER.index(op), size, messages))
+                shares[groups[-1]] = []
+            else:
+                shares[groups[-1]].append(int(line.split("%")[0].split()[-1]))
+        self.assertEqual(groups, sorted(groups))
+        self.assertEqual(len(groups), len(set(groups)))
+        self.assertGreater(len(groups), 5)
+        for key, values in shares.items():
+            self.assertTrue(values, key)
+            self.assertEqual(values, sorted(values, reverse=True), key)
+        self.assertEqual(sum(len(v) for v in shares.values()), len(bounds.rows(run)))
 
     def test_batches_are_bound_by_their_lanes(self):
         run = gbench.load_run(BOUNDS)

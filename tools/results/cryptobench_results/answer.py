@@ -39,6 +39,8 @@ OPS = {"encrypt": "encryption", "decrypt": "decryption", "roundtrip": "roundtrip
 KEYS = {"cached": "", "per-op": ", new key schedule per op", "hmac-sha256": ", HMAC-derived key per op"}
 CODECS = {"none": "no codec", "base64": "Base64", "hex": "hex"}
 CONSOLE_LINES = 40
+HEADING = ("Fastest library per workload (its own figure; margin over the runner-up [95% interval]; "
+           "{baseline}, the baseline, where it lost):")
 SEED000 = {"seed000": "Seed-000 roundtrip (AES-128-CBC, Base64, new key per op)",
            "seed000-gcm": "Seed-000 roundtrip in AES-128-GCM (Base64, new key per op)"}
 # Seed 001's TCP ping-pong (cipher none: plain; else every ping and pong sealed).
@@ -234,6 +236,12 @@ class Sentence:
     fixed: tuple
     members: list = field(default_factory=list)  # ClassResults
     ladder: list = field(default_factory=list)   # every size measured for `fixed`, ascending
+    # Filled in by describe_in_user_terms (answer() calls it):
+    figure: object = None     # Figure of the first-named backend (the winner)
+    per_size: list = field(default_factory=list)  # [(label, PairFigure)] when the merged
+    #                           interval and p disagree: the margin told per size instead
+    baseline: object = None   # BaselineView, where the baseline was measured and did not win
+    disagreement: str = ""    # one (class, size) whose interval and p tell apart: why
 
     @property
     def first(self):
@@ -370,24 +378,34 @@ def sentence_text(sentence, context, floor, long_names=True):
         return label(shown, backend, mark(context, backend, params))
 
     head = f"{workload_text(sentence)}: "
+    own = f" at {figure_text(sentence.figure)}" if sentence.figure else ""
+    tail = f"; {baseline_text(sentence.baseline, floor)}" if sentence.baseline else ""
     if r.verdict == "single":
-        return head + f"only {name(r.winner)} was measured"
+        return head + f"only {name(r.winner)}{own} was measured{tail}"
     margin, low, high, p = sentence_figures(sentence)
     interval = "" if math.isnan(low) or math.isnan(high) else f" [{low:.2f}, {high:.2f}]"
     winner, runner_up = name(r.winner), name(r.runner_up)
     separate = sources.separate(context, r.winner, r.runner_up)
     apart = f"; {SEPARATE_RUNS}" if separate else ""
+    if sentence.per_size:  # one interval and one p would disagree: each size's own
+        by_size = per_size_text(sentence.per_size, floor)
+        if r.verdict == "decided":
+            return head + f"{winner}{own} over {runner_up} by size: {by_size}{apart}{tail}"
+        return (head + f"{winner}{own} and {runner_up} tie, not significant over the sizes "
+                f"together; by size: {by_size}{apart}{tail}")
     if r.verdict == "decided":
-        return head + f"{winner}, {margin:.2f}x{interval} over {runner_up} ({_p_text(p)}{apart})"
+        return (head + f"{winner}{own}, {margin:.2f}x{interval} over {runner_up} "
+                f"({_p_text(p)}{apart}){tail}")
     if r.verdict == "noise":
-        return (head + f"{winner} and {runner_up} tie: {margin:.2f}x{interval}, within the "
-                f"{100 * floor.value:.1f}% noise floor{f' ({SEPARATE_RUNS})' if separate else ''}")
+        return (head + f"{winner}{own} and {runner_up} tie: {margin:.2f}x{interval}, within the "
+                f"{100 * floor.value:.1f}% noise floor{f' ({SEPARATE_RUNS})' if separate else ''}"
+                f"{tail}")
     if r.verdict == "not-significant":
-        return (head + f"{winner} and {runner_up} tie: {margin:.2f}x{interval}, not significant "
-                f"({_p_text(p)}{_interval_caveat(any(m.interval_reaches_one for m in sentence.members))}"
-                f"{apart})")
-    return (head + f"{winner}, {margin:.2f}x{interval} over {runner_up}, untested (too few "
-            f"repetitions: run 5 or more{apart})")
+        return (head + f"{winner}{own} and {runner_up} tie: {margin:.2f}x{interval}, not "
+                f"significant ({_p_text(p)}"
+                f"{sentence.disagreement}{apart}){tail}")
+    return (head + f"{winner}{own}, {margin:.2f}x{interval} over {runner_up}, untested (too few "
+            f"repetitions: run 5 or more{apart}){tail}")
 
 
 def workload_text(sentence):
@@ -405,6 +423,267 @@ def sentence_figures(sentence):
     ps = [m.p for m in members if not math.isnan(m.p)]
     return (margin, min(lows) if lows else math.nan, max(highs) if highs else math.nan,
             max(ps) if ps else math.nan)
+
+
+# The answer in the user's terms: the winner's own figure on each line, the
+# baseline library (--baseline, default openssl: where most services start)
+# against the winner, and no line whose interval and p disagree.
+
+DEFAULT_BASELINE = "openssl"
+
+
+@dataclass
+class Figure:
+    """A backend's own figure over a sentence's classes and sizes: the range
+    of its medians, in the scenario's unit; for operations counted per
+    millisecond also the time per operation (each thread's)."""
+    low: float
+    high: float
+    unit: str
+    ns_low: float = math.nan
+    ns_high: float = math.nan
+    threads: int = 1          # the most threads among the figures
+
+
+@dataclass
+class PairFigure:
+    """One backend against another (a over b, > 1: a ahead) as classify
+    decides it: margin, 95% interval, p, verdict."""
+    margin: float
+    low: float
+    high: float
+    p: float
+    verdict: str
+    alpha: float = 0.05
+
+
+@dataclass
+class BaselineView:
+    backend: str
+    figure: Figure
+    runner_up: bool            # the baseline is the line's runner-up: the margin is against it
+    separate: bool = False     # it and the winner were measured in separate runs
+    versus: PairFigure = None  # the winner against it, all classes together, or
+    per_size: list = field(default_factory=list)  # [(label, PairFigure)] where they disagree
+
+
+def class_of(b):
+    """(fixed, dims) of a benchmark: its workload class, grouped as classify groups them."""
+    p = b.params
+    fixed = (b.scenario, p.get("op", ""), p.get("cipher", ""), p.get("key", ""),
+             p.get("messages", ""), p.get("aad", ""))
+    dims = {"size_class": size_class(int(p.get("size", "0"))), "threads": b.threads,
+            "codec": p.get("codec", ""), "pool": p.get("pool", "")}
+    if "connections" in p:
+        dims["connections"] = p["connections"]
+    return fixed + tuple(dims.values())
+
+
+def result_key(r):
+    return r.fixed + tuple(r.dims.values())
+
+
+def _class_benchmarks(run, members, backends, size=None):
+    """The run cut to `backends`' benchmarks of the classes `members` (their sizes, or one)."""
+    wanted = {result_key(m): set(m.sizes) for m in members}
+    kept = OrderedDict()
+    for name, b in run.benchmarks.items():
+        if b.error or b.params.get("backend") not in backends:
+            continue
+        sizes = wanted.get(class_of(b))
+        n = int(b.params.get("size", "0"))
+        if sizes is not None and n in sizes and (size is None or n == size):
+            kept[name] = b
+    return type(run)(run.path, run.context, kept)
+
+
+def pair_figures(run, members, a, b, floor, alpha, size=None):
+    """{class key: PairFigure} of backend a against b in the classes `members`,
+    decided exactly as the answer decides (classify on the run cut to the two
+    backends and the classes' sizes), turned to read a over b."""
+    out = {}
+    for r in classify(_class_benchmarks(run, members, (a, b), size), floor, alpha):
+        if r.runner_up is None or {r.winner, r.runner_up} != {a, b}:
+            continue
+        if r.winner == a:
+            out[result_key(r)] = PairFigure(r.margin, r.low, r.high, r.p, r.verdict, alpha)
+        else:
+            out[result_key(r)] = PairFigure(1 / r.margin, 1 / r.high, 1 / r.low, r.p, r.verdict,
+                                            alpha)
+    return out
+
+
+def agrees(low, high, p, alpha):
+    """An interval and a p that tell the same story: p below alpha exactly
+    when the interval leaves out 1.00 (a missing p or interval disagrees with nothing)."""
+    if math.isnan(p) or math.isnan(low) or math.isnan(high):
+        return True
+    return (p < alpha) == (low > 1 or high < 1)
+
+
+def combined(figures):
+    """One PairFigure for several classes: the geometric mean of the margins,
+    an interval spanning theirs, the largest p; verdict 'mixed' when theirs differ."""
+    verdicts = {f.verdict for f in figures}
+    lows = [f.low for f in figures if not math.isnan(f.low)]
+    highs = [f.high for f in figures if not math.isnan(f.high)]
+    ps = [f.p for f in figures if not math.isnan(f.p)]
+    return PairFigure(stats.geometric_mean([f.margin for f in figures]),
+                      min(lows) if lows else math.nan, max(highs) if highs else math.nan,
+                      max(ps) if ps else math.nan,
+                      verdicts.pop() if len(verdicts) == 1 else "mixed")
+
+
+def _cell_label(sentence, member, size):
+    """A size of a sentence, with what else tells its classes apart ('16 KiB, 2 threads')."""
+    parts = [size_text(size)]
+    members = sentence.members
+    if len({m.dims["threads"] for m in members}) > 1:
+        threads = member.dims["threads"]
+        parts.append(f"{threads} thread{'s' if threads > 1 else ''}")
+    if len({m.dims["codec"] for m in members}) > 1:
+        parts.append(CODECS.get(member.dims["codec"], member.dims["codec"]))
+    if len({m.dims["pool"] for m in members}) > 1:
+        parts.append("fresh buffers" if member.dims["pool"] == "off" else "pooled")
+    return ", ".join(parts)
+
+
+def per_size_figures(run, sentence, a, b, floor, alpha):
+    """[(label, PairFigure)] of a against b for each size (and class) of a sentence."""
+    out = []
+    for size in sorted({n for m in sentence.members for n in m.sizes}):
+        figures = pair_figures(run, sentence.members, a, b, floor, alpha, size)
+        for m in sentence.members:
+            f = figures.get(result_key(m))
+            if f is not None and size in m.sizes:
+                out.append((_cell_label(sentence, m, size), f))
+    return out
+
+
+def backend_figure(run, members, backend):
+    """A backend's own Figure over classes (None where it has no figure there)."""
+    values, times, threads, unit = [], [], 1, ""
+    for b in _class_benchmarks(run, members, (backend,)).benchmarks.values():
+        sc = scenarios.of(b)
+        xs = sc.figures(b)
+        if not xs:
+            continue
+        value = stats.median(xs)
+        values.append(value)
+        unit = sc.unit
+        threads = max(threads, b.threads)
+        if sc.metric == "ops_per_ms" and value > 0:
+            times.append(1e6 * b.threads / value)
+    if not values:
+        return None
+    return Figure(min(values), max(values), unit, min(times, default=math.nan),
+                  max(times, default=math.nan), threads)
+
+
+def _cells(sentence):
+    """How many (class, size) figures a sentence merges."""
+    return sum(len(m.sizes) for m in sentence.members)
+
+
+def describe_in_user_terms(run, sentences, baseline, floor, alpha):
+    """Gives each sentence its winner's figure, the per-size margins where
+    the merged interval and p would disagree, and the baseline's view."""
+    for s in sentences:
+        r = s.first
+        s.figure = backend_figure(run, s.members, r.winner)
+        if r.runner_up and r.verdict in ("decided", "not-significant"):
+            _, low, high, p = sentence_figures(s)
+            if _cells(s) > 1 and not agrees(low, high, p, alpha):
+                s.per_size = per_size_figures(run, s, r.winner, r.runner_up, floor, alpha)
+            else:  # one figure: say why a small p is no answer, or an interval without 1.00
+                s.disagreement = _disagreement(low, high, p, alpha)
+        if not baseline or baseline == r.winner:
+            continue
+        figure = backend_figure(run, s.members, baseline)
+        if figure is None:
+            continue
+        view = BaselineView(baseline, figure, baseline == r.runner_up,
+                            sources.separate(run.context, r.winner, baseline))
+        if not view.runner_up:
+            figures = pair_figures(run, s.members, r.winner, baseline, floor, alpha)
+            if figures:
+                view.versus = combined(list(figures.values()))
+                if _cells(s) > 1 and (view.versus.verdict == "mixed" or not agrees(
+                        view.versus.low, view.versus.high, view.versus.p, alpha)):
+                    view.versus = None
+                    view.per_size = per_size_figures(run, s, r.winner, baseline, floor, alpha)
+        s.baseline = view
+
+
+def _number(x):
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
+def _range(low, high):
+    """'1,234' or '1,100-1,900': one figure when the ends round alike."""
+    a, b = _number(low), _number(high)
+    return a if a == b else f"{a}-{b}"
+
+
+def figure_text(f):
+    """'9,850 MB/s'; '480 ops/ms (2,083 ns/op)'; ranges over a merged sentence."""
+    text = f"{_range(f.low, f.high)} {f.unit}"
+    if not math.isnan(f.ns_low):
+        text += f" ({_range(f.ns_low, f.ns_high)} ns/op{' per thread' if f.threads > 1 else ''})"
+    return text
+
+
+def _interval_text(f):
+    return "" if math.isnan(f.low) or math.isnan(f.high) else f" [{f.low:.2f}, {f.high:.2f}]"
+
+
+def pair_text(f, floor):
+    """'1.25x [1.20, 1.30] (p < 0.001)': one size's margin with what decides it."""
+    head = f"{f.margin:.2f}x{_interval_text(f)}"
+    if f.verdict == "untested":
+        return head + " (untested: too few repetitions)"
+    if f.verdict == "noise":
+        return head + f" ({_p_text(f.p)}, within the {100 * floor.value:.1f}% floor)"
+    if math.isnan(f.p):
+        return head
+    return head + f" ({_p_text(f.p)}{_disagreement(f.low, f.high, f.p, f.alpha)})"
+
+
+def _disagreement(low, high, p, alpha):
+    """What a figure's interval says that its p does not (one size: two tests of one sample)."""
+    if math.isnan(low) or math.isnan(high) or math.isnan(p) or (p < alpha) == (low > 1 or high < 1):
+        return ""
+    return (", but the 95% interval reaches 1.00" if p < alpha
+            else ", though the 95% interval leaves out 1.00")
+
+
+def per_size_text(cells, floor):
+    return ", ".join(f"{label} {pair_text(f, floor)}" for label, f in cells)
+
+
+def baseline_text(view, floor, with_name=True):
+    """'openssl: 3,400 MB/s, 2.90x slower [2.60, 3.20]': where the baseline stands."""
+    text = _baseline_text(view, floor, with_name)
+    return f"{text} ({SEPARATE_RUNS})" if view.separate and not view.runner_up else text
+
+
+def _baseline_text(view, floor, with_name):
+    head = (f"{view.backend}: " if with_name else "") + figure_text(view.figure)
+    if view.runner_up:
+        return head + " (the runner-up)"
+    if view.per_size:
+        return head + f"; the winner over it by size: {per_size_text(view.per_size, floor)}"
+    f = view.versus
+    if f is None:
+        return head
+    if f.verdict == "decided":
+        return head + f", {f.margin:.2f}x slower{_interval_text(f)}"
+    if f.verdict == "noise":
+        return head + (f", a tie with the winner ({f.margin:.2f}x{_interval_text(f)}, within "
+                       f"the {100 * floor.value:.1f}% noise floor)")
+    if f.verdict == "untested":
+        return head + f", {f.margin:.2f}x slower{_interval_text(f)}, untested"
+    return head + f", a tie with the winner ({f.margin:.2f}x{_interval_text(f)}, {_p_text(f.p)})"
 
 
 @dataclass
@@ -469,9 +748,22 @@ class MixVerdict:
     ratio: tuple          # (ratio, low, high, p) of the runner-up over the winner
     verdict: str          # decided, noise, not-significant, single
     interval_reaches_one: bool = False  # p < alpha, but the interval reaches 1.00: a tie
+    baseline: object = None             # the baseline's MixScore, third or further down
+    baseline_ratio: tuple = ()          # (ratio, low, high, p) of it over the winner
+    baseline_verdict: str = ""
 
 
-def mix_verdicts(run, fit_list, mix, floor, alpha=0.05):
+def _mix_verdict(ratio, floor, alpha):
+    """(verdict, interval reaches 1.00) of a (ratio, low, high, p) between two mix scores."""
+    reaches_one = ratio[3] < alpha and not ratio[1] > 1
+    if math.isnan(ratio[3]) or ratio[3] >= alpha or reaches_one:
+        return "not-significant", reaches_one
+    if floor.measured and ratio[0] - 1 <= floor.value:
+        return "noise", reaches_one
+    return "decided", reaches_one
+
+
+def mix_verdicts(run, fit_list, mix, floor, alpha=0.05, baseline=""):
     groups = OrderedDict()
     for f in fit_list:
         groups.setdefault((f.op, f.cipher, f.aad), []).append(f)
@@ -486,17 +778,30 @@ def mix_verdicts(run, fit_list, mix, floor, alpha=0.05):
         ratio, verdict, reaches_one = (math.nan,) * 4, "single", False
         if len(scores) > 1:
             ratio = costmodel.ratio_interval(scores[0], scores[1])
-            reaches_one = ratio[3] < alpha and not ratio[1] > 1
-            if math.isnan(ratio[3]) or ratio[3] >= alpha or reaches_one:
-                verdict = "not-significant"
-            elif floor.measured and ratio[0] - 1 <= floor.value:
-                verdict = "noise"
-            else:
-                verdict = "decided"
-        out.append(MixVerdict(operation_text(cipher, op, aad), scores,
-                              hand_scores[0] if hand_scores else None, ratio, verdict,
-                              reaches_one))
+            verdict, reaches_one = _mix_verdict(ratio, floor, alpha)
+        v = MixVerdict(operation_text(cipher, op, aad), scores,
+                       hand_scores[0] if hand_scores else None, ratio, verdict, reaches_one)
+        # The runner-up's figure is on the line already: a baseline further down gets its own.
+        base = next((sc for sc in scores[2:] if sc.fit.backend == baseline), None)
+        if base is not None:
+            v.baseline = base
+            v.baseline_ratio = costmodel.ratio_interval(scores[0], base)
+            v.baseline_verdict = _mix_verdict(v.baseline_ratio, floor, alpha)[0]
+        out.append(v)
     return out
+
+
+def mix_baseline_text(v, floor):
+    """'openssl: 12,000 MB/s, 2.57x slower [2.31, 2.86]' for a mix verdict."""
+    ratio, low, high, p = v.baseline_ratio
+    head = f"{v.baseline.fit.backend}: {v.baseline.mb_per_s:,.0f} MB/s"
+    interval = "" if math.isnan(low) else f" [{low:.2f}, {high:.2f}]"
+    if v.baseline_verdict == "decided":
+        return head + f", {ratio:.2f}x slower{interval}"
+    if v.baseline_verdict == "noise":
+        return head + (f", a tie with the winner ({ratio:.2f}x{interval}, within the "
+                       f"{100 * floor.value:.1f}% noise floor)")
+    return head + f", a tie with the winner ({ratio:.2f}x{interval}, {_p_text(p)})"
 
 
 def mix_params(v):
@@ -519,7 +824,7 @@ def mix_text(v, context, floor, run_context=None):
         return label(context if long else {}, backend, mark(run_context, backend, params))
 
     if v.verdict == "single":
-        return head + f"only {name(first.fit.backend)} was fitted"
+        return head + f"only {name(first.fit.backend)} was fitted ({first.mb_per_s:,.0f} MB/s)"
     second = v.scores[1]
     ratio, lo, hi, p = v.ratio
     rates = f"{first.mb_per_s:,.0f} vs {second.mb_per_s:,.0f} MB/s"
@@ -531,10 +836,12 @@ def mix_text(v, context, floor, run_context=None):
                 f"{name(second.fit.backend)} ({rates}; {_p_text(p)}{apart})")
     elif v.verdict == "noise":
         text = (f"{a} and {b} tie ({ratio:.2f}x, within the {100 * floor.value:.1f}% noise "
-                f"floor{apart})")
+                f"floor; {rates}{apart})")
     else:
         text = (f"{a} and {b} tie ({ratio:.2f}x, {_p_text(p)}"
-                f"{_interval_caveat(v.interval_reaches_one)}{apart})")
+                f"{_interval_caveat(v.interval_reaches_one)}; {rates}{apart})")
+    if v.baseline is not None:
+        text += f"; {mix_baseline_text(v, floor)}"
     if v.hand_written:
         text += f"; hand-written {v.hand_written.fit.backend}: {v.hand_written.mb_per_s:,.0f} MB/s"
     return head + text
@@ -603,6 +910,8 @@ class Answer:
     mix_name: str
     mix: list
     mix_verdicts: list
+    baseline: str = ""        # the baseline library shown ("" when the run has none)
+    baseline_asked: str = DEFAULT_BASELINE
 
 
 def machine_label(context):
@@ -630,15 +939,35 @@ def machine_sections(runs):
             for group in machines.values() for run in group]
 
 
-def answer(run, mix_spec="tls-records", alpha=0.05):
+def check_baseline(run, baseline, explicit):
+    """The baseline must be a library the run measured; the default may be
+    absent (a run of other backends), a name given on purpose may not."""
+    backends = OrderedDict((b.params.get("backend"), None) for b in run.benchmarks.values()
+                           if not b.error)
+    if baseline in backends and is_hand_written(run.context, baseline):
+        raise ResultsError(f"--baseline {baseline}: a hand-written kernel, not a library a "
+                           "service can adopt (the answer shows it as headroom)")
+    if explicit and baseline not in backends:
+        raise ResultsError(f"--baseline {baseline}: {run.path} has no benchmark of that backend "
+                           f"(it has: {', '.join(str(b) for b in backends)})")
+    return baseline if baseline in backends else None
+
+
+def answer(run, mix_spec="tls-records", alpha=0.05, baseline=None):
+    """The answer for one run; `baseline` (default openssl) is the library
+    each line sets the winner against."""
+    shown_baseline = check_baseline(run, baseline or DEFAULT_BASELINE, baseline is not None)
     floor = noise.noise_floor(run)
     results = classify(run, floor, alpha)
     if not results:
         raise ResultsError(f"{run.path}: no workload with a measured library")
     fit_list = costmodel.fits(run)
     mix_name, mix = costmodel.load_mix(mix_spec)
-    return Answer(run, machine_label(run.context), floor, results, merge(results), headroom(run),
-                  fit_list, mix_name, mix, mix_verdicts(run, fit_list, mix, floor, alpha))
+    sentences = merge(results)
+    describe_in_user_terms(run, sentences, shown_baseline, floor, alpha)
+    return Answer(run, machine_label(run.context), floor, results, sentences, headroom(run),
+                  fit_list, mix_name, mix, mix_verdicts(run, fit_list, mix, floor, alpha, shown_baseline or ""),
+                  shown_baseline or "", baseline or DEFAULT_BASELINE)
 
 
 def render_console(a):
@@ -647,7 +976,7 @@ def render_console(a):
     lines = [f"== Which AES library: {a.machine}",
              f"   {len(a.run.benchmarks)} benchmarks x {a.run.repetitions} repetitions; "
              f"{a.floor.describe()}", ""]
-    lines.append("Fastest library per workload (margin over the runner-up [95% interval]):")
+    lines.append(HEADING.format(baseline=a.baseline_asked))
     for s in a.sentences:
         lines.append("  " + sentence_text(s, ctx, a.floor, long_names=False))
     lines += note_lines(answer_notes(a), "  ")
@@ -663,7 +992,7 @@ def render_console(a):
     if cross:
         later += ["", "Cost model (time = a + b x bytes, 1 thread): cheapest library by size"]
         later += cross
-        later += reference_crossovers(a.run, a.fits, only_cheapest=True)
+        later += reference_crossovers(a.run, a.fits, a.baseline_asked, only_cheapest=True)
     if a.headroom:
         # The headroom gets the lines the rest leaves; the others are in selection.md.
         room = CONSOLE_LINES - 1 - len(lines) - len(later) - 2
@@ -753,9 +1082,10 @@ def render_markdown(a):
                                 f"{f.a_ns:,.1f} ± {f.a_half:,.1f}",
                                 f"{f.cycles_per_byte:.3f} ± {f.b_half * f.ghz:.3f}",
                                 f"{f.r2:.4f}", f"{min(f.sizes)}-{max(f.sizes)}", f.points]))
-        out += ["", "Cheapest library along the ladder, and where OpenSSL (EVP) crosses the "
-                "others:", ""] + ["-" + line[1:] for line in crossover_lines(a.run, a.fits)
-                                  + reference_crossovers(a.run, a.fits)]
+        out += ["", f"Cheapest library along the ladder, and where {a.baseline_asked} (the "
+                "baseline) crosses the others:", ""] + [
+                    "-" + line[1:] for line in crossover_lines(a.run, a.fits)
+                    + reference_crossovers(a.run, a.fits, a.baseline_asked)]
     if a.mix_verdicts:
         out += ["", f"## Traffic mix {a.mix_name}", "",
                 "sizes and weights: " + ", ".join(f"{size_text(s)} x {w:g}" for s, w in a.mix), ""]

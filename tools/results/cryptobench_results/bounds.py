@@ -62,6 +62,7 @@ after it, and on a shared VM the clock dependent chains see wanders by about
 while harness errors (e.g. averaging thread times) are factors.
 """
 import math
+from collections import OrderedDict
 import re
 
 from .gbench import ResultsError, shown
@@ -225,8 +226,13 @@ def rows(run):
             kind += " (no AES instructions: the AES-NI bound is a floor only)"
         if measured < bound and "latency" in kind:
             kind += " (beaten: short operations overlap)"
+        # What else sets the row apart from its backend's other figures of the same cell.
+        variant = [b.scenario] if b.scenario not in ("grid", "bounds", "libraries") else []
+        variant += ["pool off"] if p.get("pool") == "off" else []
+        variant += [f"key {p['key']}"] if p.get("key", "cached") != "cached" else []
         out.append({
-            "backend": p["backend"], "cipher": p["cipher"], "op": op, "size": size, "aad": aad,
+            "backend": p["backend"], "variant": ", ".join(variant),
+            "cipher": p["cipher"], "op": op, "size": size, "aad": aad,
             "messages": messages, "measured": measured,
             "samples": len(b.samples["cycles_per_byte"]), "kind": kind, "bound": bound,
             "share": bound / measured, "absolute": absolute,
@@ -238,30 +244,85 @@ def rows(run):
     return out
 
 
+OP_ORDER = ["encrypt", "decrypt", "roundtrip", "encrypt-batch"]
+
+
+def group_key(r):
+    """What a row's figure is of: cipher, operation, size, AAD, messages."""
+    op = OP_ORDER.index(r["op"]) if r["op"] in OP_ORDER else len(OP_ORDER)
+    return (r["cipher"], op, r["op"], r["size"], -1 if r.get("aad") is None else r["aad"],
+            r["messages"])
+
+
+def ordered(table):
+    """Sorted by cipher, operation, size (AAD, messages), then the share of
+    the bound, the closest to it first."""
+    return sorted(table, key=lambda r: group_key(r) + (-r["share"], r["backend"],
+                                                       r.get("variant", "")))
+
+
+def _size(n):
+    return f"{n >> 20} MiB" if n >= 1 << 20 and n % (1 << 20) == 0 else (
+        f"{n >> 10} KiB" if n >= 1024 and n % 1024 == 0 else f"{n} B")
+
+
+def group_title(r, rows):
+    """'aes-128-gcm decrypt, 1420 B + 13 B AAD: absolute bound 0.096 c/B'."""
+    title = f"{r['cipher']} {r['op']}, {_size(r['size'])}"
+    if r.get("aad") is not None:
+        title += " + no AAD" if r["aad"] == 0 else f" + {r['aad']} B AAD"
+    if r["messages"] > 1:
+        title += f", {r['messages']} messages per call"
+    absolute = sorted({f"{x['absolute']:.3f}" for x in rows})
+    return title + f": absolute bound {' to '.join(absolute[::max(len(absolute) - 1, 1)])} c/B"
+
+
 def render(table, context, markdown):
-    # The AAD column only where there is GCM: block-mode tables stay as they were.
+    """The table sorted by cipher, operation and size (a group each, under a
+    line that names it and its absolute bound), then by share of the bound."""
+    table = ordered(table)
+    # The AAD column only where there is GCM, the variant only where a row has
+    # one (pool off, a key per operation): plain tables stay as they were.
     with_aad = any(r.get("aad") is not None for r in table)
-    header = ["backend", "cipher", "op", "size"] + (["aad"] if with_aad else []) + [
-        "msgs", "measured c/B", "n", "bound c/B", "% of bound", "limited by",
-        "absolute bound c/B", "verdict"]
-    lines = []
-    for r in table:
-        aad = ["-" if r.get("aad") is None else str(r["aad"])] if with_aad else []
-        lines.append([r["backend"], r["cipher"], r["op"], str(r["size"])] + aad + [
-                      str(r["messages"]), f"{r['measured']:.3f}", str(r["samples"]),
-                      f"{r['bound']:.3f}", f"{100 * r['share']:.0f}%", r["kind"],
-                      f"{r['absolute']:.3f}",
-                      "ABOVE THE BOUND: the harness mis-measures" if r["above"] else "ok"])
+    with_variant = any(r.get("variant") for r in table)
     clmul = (f"; CLMUL limits: {context.get('clmul_limits') or 'none'}"
              if any(r["cipher"].endswith("-gcm") for r in table) else "")
     intro = (f"AES limits of this run: {context.get('aes_limits')}{clmul} (latency cycles / "
              f"instructions per cycle per width); clock at start "
              f"{context.get('core_clock_ghz', '?')} GHz; cycles per plaintext byte, medians.")
+
+    def verdict(r):
+        return "ABOVE THE BOUND: the harness mis-measures" if r["above"] else "ok"
+
     if markdown:
+        header = ["backend"] + (["variant"] if with_variant else []) + [
+            "cipher", "op", "size"] + (["aad"] if with_aad else []) + [
+            "msgs", "measured c/B", "n", "bound c/B", "% of bound", "limited by",
+            "absolute bound c/B", "verdict"]
         out = [intro, "", "| " + " | ".join(header) + " |",
                "|" + "|".join("---" for _ in header) + "|"]
-        out += ["| " + " | ".join(line) + " |" for line in lines]
+        for r in table:
+            aad = ["-" if r.get("aad") is None else str(r["aad"])] if with_aad else []
+            variant = [r.get("variant") or "-"] if with_variant else []
+            out.append("| " + " | ".join([r["backend"]] + variant + [
+                r["cipher"], r["op"], str(r["size"])] + aad + [
+                str(r["messages"]), f"{r['measured']:.3f}", str(r["samples"]), f"{r['bound']:.3f}",
+                f"{100 * r['share']:.0f}%", r["kind"], f"{r['absolute']:.3f}", verdict(r)]) + " |")
         return "\n".join(out)
+    header = ["backend"] + (["variant"] if with_variant else []) + [
+        "measured c/B", "n", "bound c/B", "% of bound", "verdict", "limited by"]
+    groups = OrderedDict()
+    for r in table:
+        groups.setdefault(group_key(r), []).append(r)
+    lines = [[r["backend"]] + ([r.get("variant") or "-"] if with_variant else []) + [
+              f"{r['measured']:.3f}", str(r["samples"]), f"{r['bound']:.3f}",
+              f"{100 * r['share']:.0f}%", verdict(r), r["kind"]] for r in table]
     widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
+    widths[-1] = 0  # the last column is not padded
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return "\n".join([intro, "", fmt.format(*header)] + [fmt.format(*line) for line in lines])
+    out = [intro, "", "  " + fmt.format(*header).rstrip()]
+    rows = iter(lines)
+    for group in groups.values():
+        out.append(group_title(group[0], group))
+        out += ["  " + fmt.format(*next(rows)).rstrip() for _ in group]
+    return "\n".join(out)

@@ -193,15 +193,28 @@ def section_decisions(m):
         tie = r.verdict in TIES
         winner = name_html(m, r.winner, params_list=params)
         use = f"{winner} or {name_html(m, r.runner_up, params_list=params)}" if tie else winner
+        figure = answers.figure_text(s.figure) if s.figure else "-"
         over = name_html(m, r.runner_up, library=False, params_list=params) if r.runner_up else "-"
         separate = bool(r.runner_up) and sources.separate(ctx, r.winner, r.runner_up)
+        if s.per_size:  # one interval and one p would disagree: each size's own
+            margin_cell = escape("by size: " + answers.per_size_text(s.per_size, a.floor))
+            p_cell = "by size"
+        else:
+            margin_cell = escape(margin_text(margin, low, high))
+            p_cell = escape(p_text(p))
+        base = escape(answers.baseline_text(s.baseline, a.floor, with_name=False)) \
+            if s.baseline else ("(the winner)" if r.winner == a.baseline else "-")
         rows.append(f"<tr class='{'tie' if tie else r.verdict}'>"
                     f"<td class='l'>{escape(answers.workload_text(s))}</td><td class='l use'>{use}</td>"
-                    f"<td class='nm'>{escape(margin_text(margin, low, high))}</td><td class='l'>{over}</td>"
-                    f"<td class='nm'>{escape(p_text(p))}</td>"
-                    f"<td class='l verdict'>{escape(verdict_text(r.verdict, a.floor, separate))}</td></tr>")
+                    f"<td class='nm'>{escape(figure)}</td>"
+                    f"<td class='nm'>{margin_cell}</td><td class='l'>{over}</td>"
+                    f"<td class='nm'>{p_cell}</td>"
+                    f"<td class='l verdict'>{escape(verdict_text(r.verdict, a.floor, separate))}</td>"
+                    f"<td class='l'>{base}</td></tr>")
+    baseline_head = f"baseline: {escape(a.baseline)}" if a.baseline else "baseline"
     return ("<table class='answer'><tr><th class='l'>workload</th><th class='l'>library to use</th>"
-            "<th>margin [95% interval]</th><th class='l'>over</th><th>p</th><th class='l'>verdict</th>"
+            "<th>its figure</th><th>margin [95% interval]</th><th class='l'>over</th><th>p</th>"
+            f"<th class='l'>verdict</th><th class='l'>{baseline_head}</th>"
             f"</tr>{''.join(rows)}</table>{notes_html(answers.answer_notes(a))}")
 
 
@@ -658,7 +671,7 @@ def document_styles(runs):
     return svg.backend_styles(list(names), hand_written)
 
 
-def render(runs, alpha=0.05, mix="tls-records"):
+def render(runs, alpha=0.05, mix="tls-records", baseline=None):
     """The report of a list of runs: one machine section per machine (per run
     where a machine has several)."""
     sections = answers.machine_sections(runs)
@@ -675,7 +688,8 @@ def render(runs, alpha=0.05, mix="tls-records"):
             f"<li><a href='#machine-{i}'>{escape(label)}</a></li>"
             for i, (label, _) in enumerate(sections, 1)) + "</ul></nav>")
     for i, (label, run) in enumerate(sections, 1):
-        m = Machine(run, answers.answer(run, mix, alpha), styles, f"m{i}-" if several else "")
+        m = Machine(run, answers.answer(run, mix, alpha, baseline), styles,
+                    f"m{i}-" if several else "")
         body.append(section_machine(m, label, f"machine-{i}"))
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
