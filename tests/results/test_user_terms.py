@@ -143,8 +143,8 @@ class UserTermsTest(unittest.TestCase):
         self.assertIn("x slower [", text)
         # The report's table says the same.
         html = report.render([gbench.load_run(synthetic_run(tempfile.mkdtemp(), rates))])
-        self.assertIn("by size: 256 B 1.40x", html)
-        self.assertIn("700-750 MB/s, 2.", html)
+        self.assertIn("by size:<br><span class='nm'>256 B 1.40x", html)
+        self.assertIn("700-750 MB/s</span><br>2.00x slower", html)
 
     def test_every_shown_interval_and_p_agree_in_the_golden_runs(self):
         checked = 0

@@ -39,8 +39,8 @@ OPS = {"encrypt": "encryption", "decrypt": "decryption", "roundtrip": "roundtrip
 KEYS = {"cached": "", "per-op": ", new key schedule per op", "hmac-sha256": ", HMAC-derived key per op"}
 CODECS = {"none": "no codec", "base64": "Base64", "hex": "hex"}
 CONSOLE_LINES = 40
-HEADING = ("Fastest library per workload (its own figure; margin over the runner-up [95% interval]; "
-           "{baseline}, the baseline, where it lost):")
+HEADING = ("Fastest library per workload (its own figure; margin over the runner-up "
+           "[95% interval]; {baseline}, the baseline, where it lost):")
 SEED000 = {"seed000": "Seed-000 roundtrip (AES-128-CBC, Base64, new key per op)",
            "seed000-gcm": "Seed-000 roundtrip in AES-128-GCM (Base64, new key per op)"}
 # Seed 001's TCP ping-pong (cipher none: plain; else every ping and pong sealed).
@@ -683,7 +683,8 @@ def _baseline_text(view, floor, with_name):
                        f"the {100 * floor.value:.1f}% noise floor)")
     if f.verdict == "untested":
         return head + f", {f.margin:.2f}x slower{_interval_text(f)}, untested"
-    return head + f", a tie with the winner ({f.margin:.2f}x{_interval_text(f)}, {_p_text(f.p)})"
+    return head + (f", a tie with the winner ({f.margin:.2f}x{_interval_text(f)}, {_p_text(f.p)}"
+                   f"{_disagreement(f.low, f.high, f.p, f.alpha)})")
 
 
 @dataclass
@@ -966,7 +967,8 @@ def answer(run, mix_spec="tls-records", alpha=0.05, baseline=None):
     sentences = merge(results)
     describe_in_user_terms(run, sentences, shown_baseline, floor, alpha)
     return Answer(run, machine_label(run.context), floor, results, sentences, headroom(run),
-                  fit_list, mix_name, mix, mix_verdicts(run, fit_list, mix, floor, alpha, shown_baseline or ""),
+                  fit_list, mix_name, mix,
+                  mix_verdicts(run, fit_list, mix, floor, alpha, shown_baseline or ""),
                   shown_baseline or "", baseline or DEFAULT_BASELINE)
 
 

@@ -30,7 +30,7 @@ border-bottom:2px solid #0067a5} h3{font-size:17px;margin:28px 0 6px;border-bott
 table{border-collapse:collapse;font-size:14px;margin:6px 0}
 td,th{border:1px solid #d0d0d0;padding:4px 8px;text-align:right;vertical-align:top}
 th{background:#f0f0f0} td.l,th.l{text-align:left} .note{color:#555;font-size:13.5px;margin:4px 0}
-table.answer td{font-size:14.5px} tr.decided td.use b{font-size:15.5px}
+table.answer td{font-size:14.5px} table.answer td:first-child{min-width:14em} tr.decided td.use b{font-size:15.5px}
 tr.tie td{background:#f6f6f6} tr.tie td.verdict{color:#8a5a00}
 .nm{white-space:nowrap} .lib{color:#666;font-size:12.5px} .hw{color:#666;font-style:italic}
 .sw{display:inline-block;width:10px;height:10px;margin-right:5px;border-radius:2px}
@@ -181,6 +181,30 @@ def absent(heading, why="Not in this run."):
     return f"<h3>{escape(heading)}</h3><p class='note'>{escape(why)}</p>"
 
 
+def per_size_html(cells, floor):
+    """Each size's margin on a line of its own."""
+    return "<br>".join(f"<span class='nm'>{escape(label)} {escape(answers.pair_text(f, floor))}"
+                       "</span>" for label, f in cells)
+
+
+def figure_html(figure):
+    """'9,850 MB/s', or '480 ops/ms' over '(2,083 ns/op)': each part unbroken."""
+    text = answers.figure_text(figure)
+    main, _, rest = text.partition(" (")
+    return f"<span class='nm'>{escape(main)}</span>" + (
+        f"<br><span class='nm'>({escape(rest)}</span>" if rest else "")
+
+
+def baseline_html(view, floor):
+    """The baseline's figure, then how it stands against the winner, on lines of their own."""
+    figure = figure_html(view.figure)
+    if view.per_size:
+        return f"{figure}<br>the winner over it by size:<br>" + per_size_html(view.per_size, floor)
+    rest = answers.baseline_text(view, floor, with_name=False)
+    rest = rest[len(answers.figure_text(view.figure)):].lstrip(", ").strip()
+    return figure + (f"<br>{escape(rest)}" if rest else "")
+
+
 def section_decisions(m):
     """The answer's sentences as a table: one row per sentence."""
     a = m.answer
@@ -193,21 +217,23 @@ def section_decisions(m):
         tie = r.verdict in TIES
         winner = name_html(m, r.winner, params_list=params)
         use = f"{winner} or {name_html(m, r.runner_up, params_list=params)}" if tie else winner
-        figure = answers.figure_text(s.figure) if s.figure else "-"
+        figure = figure_html(s.figure) if s.figure else "-"
         over = name_html(m, r.runner_up, library=False, params_list=params) if r.runner_up else "-"
         separate = bool(r.runner_up) and sources.separate(ctx, r.winner, r.runner_up)
         if s.per_size:  # one interval and one p would disagree: each size's own
-            margin_cell = escape("by size: " + answers.per_size_text(s.per_size, a.floor))
+            margin_cell = "by size:<br>" + per_size_html(s.per_size, a.floor)
+            margin_class = "l"
             p_cell = "by size"
         else:
             margin_cell = escape(margin_text(margin, low, high))
+            margin_class = "nm"
             p_cell = escape(p_text(p))
-        base = escape(answers.baseline_text(s.baseline, a.floor, with_name=False)) \
-            if s.baseline else ("(the winner)" if r.winner == a.baseline else "-")
+        base = baseline_html(s.baseline, a.floor) if s.baseline else (
+            "(the winner)" if r.winner == a.baseline else "-")
         rows.append(f"<tr class='{'tie' if tie else r.verdict}'>"
                     f"<td class='l'>{escape(answers.workload_text(s))}</td><td class='l use'>{use}</td>"
-                    f"<td class='nm'>{escape(figure)}</td>"
-                    f"<td class='nm'>{margin_cell}</td><td class='l'>{over}</td>"
+                    f"<td>{figure}</td>"
+                    f"<td class='{margin_class}'>{margin_cell}</td><td class='l'>{over}</td>"
                     f"<td class='nm'>{p_cell}</td>"
                     f"<td class='l verdict'>{escape(verdict_text(r.verdict, a.floor, separate))}</td>"
                     f"<td class='l'>{base}</td></tr>")
