@@ -381,7 +381,7 @@ def sentence_text(sentence, context, floor, long_names=True):
     own = f" at {figure_text(sentence.figure)}" if sentence.figure else ""
     tail = f"; {baseline_text(sentence.baseline, floor)}" if sentence.baseline else ""
     if r.verdict == "single":
-        return head + f"only {name(r.winner)}{own} was measured{tail}"
+        return head + f"only {name(r.winner)} was measured{own.replace(' at ', ', at ')}{tail}"
     margin, low, high, p = sentence_figures(sentence)
     interval = "" if math.isnan(low) or math.isnan(high) else f" [{low:.2f}, {high:.2f}]"
     winner, runner_up = name(r.winner), name(r.runner_up)
