@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""run_benchmarks_baseline_test.py SOURCE_DIR BUILD_DIR WORK_DIR: tools/run-benchmarks --baseline.
+
+- A baseline the run cannot have (an unknown name, a hand-written kernel, a
+  library left out by --backends, an empty name) is one line and exit 2
+  before anything is measured: no run folder.
+- --baseline=gcrypt on a small real run: the answer's heading names it, every
+  line gcrypt did not win says where gcrypt stands, none names openssl as the
+  baseline, and selection.md and report.html say the same; console.txt and
+  bounds.txt come out in their order (a section per scenario; a line per
+  cipher, operation and size).
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+failures = []
+
+
+def check(ok, message):
+    if not ok:
+        failures.append(message)
+        print(f"FAIL: {message}")
+
+
+def main():
+    if len(sys.argv) != 4:
+        print("usage: run_benchmarks_baseline_test.py SOURCE_DIR BUILD_DIR WORK_DIR",
+              file=sys.stderr)
+        return 2
+    source, build, work = (os.path.abspath(p) for p in sys.argv[1:])
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    env = dict(os.environ, CRYPTOBENCH_BUILD_DIR=build, CRYPTOBENCH_RUNS_DIR=work)
+    script = os.path.join(source, "tools", "run-benchmarks")
+    for args, words in ((["--baseline=nope"], "unknown backend 'nope'"),
+                        (["--baseline=aesni"], "a hand-written kernel"),
+                        (["--baseline=openssl", "--backends=gcrypt,nettle"], "not among --backends"),
+                        (["--baseline="], "needs a backend name")):
+        r = subprocess.run([script, *args], env=env, capture_output=True, text=True, timeout=120)
+        check(r.returncode == 2, f"{args}: exit {r.returncode}, expected 2: {r.stderr[-400:]}")
+        check(len(r.stderr.splitlines()) == 1, f"{args}: not one line: {r.stderr[-400:]}")
+        check(words in r.stderr, f"{args}: no '{words}' in {r.stderr!r}")
+        check(os.listdir(work) == [], f"{args}: made {os.listdir(work)}")
+
+    r = subprocess.run([script, "--baseline=gcrypt", "--backends=openssl,gcrypt,nettle",
+                        "--benchmark_filter=op:(en|de)crypt/size:(64|1024|16384)/codec:none/"
+                        "pool:on/key:cached/real_time/threads:1$",
+                        "--benchmark_repetitions=5", "--benchmark_min_time=0.005"],
+                       env=env, capture_output=True, text=True, timeout=280)
+    check(r.returncode == 0, f"the run: exit {r.returncode}: {r.stderr[-1500:]}")
+    [run] = os.listdir(work) or [""]
+    folder = os.path.join(work, run)
+    answer = open(os.path.join(folder, "answer.txt")).read()
+    check("gcrypt, the baseline, where it lost" in answer, f"no baseline heading:\n{answer}")
+    verdicts = answer.split("where it lost):\n", 1)[-1].split("\n\n", 1)[0]
+    lines = [line for line in verdicts.splitlines() if line.startswith("  AES-")]
+    check(len(lines) >= 2, f"too few answer lines:\n{answer}")
+    for line in lines:
+        won = re.search(r": gcrypt at ", line) is not None
+        check(("; gcrypt: " in line) != won, f"baseline words and winner disagree: {line}")
+        check("; openssl: " not in line, f"openssl as the baseline: {line}")
+    selection = open(os.path.join(folder, "selection.md")).read()
+    check("(the baseline) crosses" in selection and "gcrypt (the baseline)" in selection,
+          "selection.md does not name gcrypt as the baseline")
+    report = open(os.path.join(folder, "report.html")).read()
+    check("baseline: gcrypt" in report, "report.html has no 'baseline: gcrypt' column")
+    console = open(os.path.join(folder, "console.txt")).read()
+    check(console.splitlines()[2].startswith("== grid ("), f"console.txt: {console[:300]}")
+    bounds = open(os.path.join(folder, "bounds.txt")).read().splitlines()
+    groups = [line for line in bounds[3:] if not line.startswith("  ")]
+    check(groups and all(": absolute bound " in g for g in groups), f"bounds.txt: {groups[:3]}")
+    if failures:
+        print(f"{len(failures)} failure(s)")
+        return 1
+    print("PASS: bad baselines refused before measuring; --baseline=gcrypt through every view")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
