@@ -468,7 +468,8 @@ class BaselineView:
 
 
 def class_of(b):
-    """(fixed, dims) of a benchmark: its workload class, grouped as classify groups them."""
+    """A benchmark's workload class as one key (its fixed part, then its dims'
+    values), grouped as classify groups them: result_key of the class's result."""
     p = b.params
     fixed = (b.scenario, p.get("op", ""), p.get("cipher", ""), p.get("key", ""),
              p.get("messages", ""), p.get("aad", ""))
@@ -651,7 +652,7 @@ def pair_text(f, floor):
 
 def _disagreement(low, high, p, alpha):
     """What a figure's interval says that its p does not (one size: two tests of one sample)."""
-    if math.isnan(low) or math.isnan(high) or math.isnan(p) or (p < alpha) == (low > 1 or high < 1):
+    if agrees(low, high, p, alpha):
         return ""
     return (", but the 95% interval reaches 1.00" if p < alpha
             else ", though the 95% interval leaves out 1.00")
