@@ -27,7 +27,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from . import bounds as hardware_bounds
-from . import costmodel, noise, scenarios, sources, stats
+from . import costmodel, health, noise, scenarios, sources, stats
 from .gbench import ResultsError
 
 HAND_WRITTEN = "cryptobench hand-written"
@@ -173,21 +173,78 @@ def _ratio_pairs(better, worse, sizes, sc):
     return pairs
 
 
-def classify(run, floor, alpha=0.05):
-    """Every workload class of the run, in run order."""
+def class_parts(b):
+    """(fixed, dims): the workload class of a benchmark (class_of: as one key)."""
+    p = b.params
+    size = int(p.get("size", "0"))
+    fixed = (b.scenario, p.get("op", ""), p.get("cipher", ""), p.get("key", ""),
+             p.get("messages", ""), p.get("aad", ""))
+    dims = {"size_class": size_class(size), "threads": b.threads, "codec": p.get("codec", ""),
+            "pool": p.get("pool", "")}
+    if "connections" in p:  # the ping-pong: 1 connection (unloaded) is another workload
+        dims["connections"] = p["connections"]
+    return fixed, dims
+
+
+@dataclass
+class Unranked:
+    """A workload class in which a backend the run asked for has no figures."""
+    fixed: tuple
+    dims: dict
+    sizes: list
+    gaps: OrderedDict            # backend -> why it has no figures (health.missing)
+
+
+def unranked_classes(run):
+    """The classes a failure or an interrupt left without a backend's figures, in run order."""
     groups = OrderedDict()
+    for b in run.benchmarks.values():
+        fixed, dims = class_parts(b)
+        groups.setdefault(fixed + tuple(dims.values()), (fixed, dims, []))[2].append(b)
+    out = OrderedDict()
+    for key, (fixed, dims, bs) in groups.items():
+        gaps = health.missing(bs)
+        if gaps:
+            sizes = sorted({int(b.params.get("size", "0")) for b in bs})
+            out[key] = Unranked(fixed, dims, sizes, gaps)
+    return out
+
+
+def unranked_lines(unranked, limit=None):
+    """'AES-128-CBC encryption, 16 B - 16 KiB, 1-2 threads: openssl failed verification':
+    the unranked classes, those of one workload and the same gaps in one line."""
+    merged = OrderedDict()
+    for u in unranked:
+        texts = health.missing_text(u.gaps, size_text, u.sizes)
+        entry = merged.setdefault((u.fixed, texts), [set(), set(), texts])
+        entry[0].update(u.sizes)
+        entry[1].add(u.dims["threads"])
+    lines = []
+    for (fixed, _), (sizes, threads, gaps) in merged.items():
+        sizes, threads = sorted(sizes), sorted(threads)
+        where = _size_ranges(sizes, sizes) if sizes and sizes != [0] else ""
+        count = (f"{threads[0]} thread{'s' if threads[0] > 1 else ''}" if len(threads) == 1
+                 else f"{threads[0]}-{threads[-1]} threads")
+        lines.append(f"{_what(fixed)}, {where + ', ' if where else ''}{count}: {gaps}")
+    if limit is not None and len(lines) > limit:
+        lines = lines[:limit - 1] + [f"({len(lines) - limit + 1} more in selection.md)"]
+    return lines
+
+
+def classify(run, floor, alpha=0.05):
+    """Every workload class of the run in which every backend asked for has
+    figures, in run order (unranked_classes: the others)."""
+    groups = OrderedDict()
+    unranked = unranked_classes(run)
     for b in run.benchmarks.values():
         if b.error:
             continue
+        fixed, dims = class_parts(b)
+        size = int(b.params.get("size", "0"))
         p = b.params
-        size = int(p.get("size", "0"))
-        fixed = (b.scenario, p.get("op", ""), p.get("cipher", ""), p.get("key", ""),
-                 p.get("messages", ""), p.get("aad", ""))
-        dims = {"size_class": size_class(size), "threads": b.threads, "codec": p.get("codec", ""),
-                "pool": p.get("pool", "")}
-        if "connections" in p:  # the ping-pong: 1 connection (unloaded) is another workload
-            dims["connections"] = p["connections"]
         key = fixed + tuple(dims.values())
+        if key in unranked:
+            continue
         entry = groups.setdefault(key, (fixed, dims, OrderedDict()))
         entry[2].setdefault(p["backend"], {})[size] = b
     results = []
@@ -351,6 +408,8 @@ def _size_ranges(sizes, ladder):
 
 
 def _p_text(p):
+    if math.isnan(p):  # never 'p = nan'
+        return "no p-value (no spread to test)"
     return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
 
 
@@ -914,11 +973,19 @@ class Answer:
     mix_verdicts: list
     baseline: str = ""        # the baseline library shown ("" when the run has none)
     baseline_asked: str = DEFAULT_BASELINE
+    unranked: list = field(default_factory=list)   # Unranked classes
+    unfitted: dict = field(default_factory=dict)   # (op, cipher, aad) -> gaps: no mix verdict
+    status: list = field(default_factory=list)     # health.header lines: said first
 
 
 def machine_label(context):
     mask = context.get("cpu_mask", "none")
     text = f"{context.get('cpu_model', '?')}, {context.get('num_cpus', '?')} CPUs"
+    usable = context.get("cores_usable")
+    if isinstance(usable, str) and usable != str(context.get("num_cpus")):
+        # An affinity mask or a cgroup quota left the run fewer cores.
+        text += f" ({usable} usable: affinity {context.get('cpu_affinity', '?')}, quota " \
+                f"{context.get('cpu_quota', '?')})"
     text += f", host {context.get('host_name', '?')}"
     if mask not in ("none", ""):
         text += f", CRYPTOBENCH_CPU_MASK={mask}"
@@ -961,35 +1028,51 @@ def answer(run, mix_spec="tls-records", alpha=0.05, baseline=None):
     shown_baseline = check_baseline(run, baseline or DEFAULT_BASELINE, baseline is not None)
     floor = noise.noise_floor(run)
     results = classify(run, floor, alpha)
+    status = health.header(run)
     if not results:
+        if status:
+            raise ResultsError(f"{run.path}: no workload in which every backend asked for was "
+                               f"measured ({status[0]})")
         raise ResultsError(f"{run.path}: no workload with a measured library")
-    fit_list = costmodel.fits(run)
+    unfitted = costmodel.ladder_gaps(run)
+    fit_list = [f for f in costmodel.fits(run) if (f.op, f.cipher, f.aad) not in unfitted]
     mix_name, mix = costmodel.load_mix(mix_spec)
     sentences = merge(results)
     describe_in_user_terms(run, sentences, shown_baseline, floor, alpha)
     return Answer(run, machine_label(run.context), floor, results, sentences, headroom(run),
                   fit_list, mix_name, mix,
                   mix_verdicts(run, fit_list, mix, floor, alpha, shown_baseline or ""),
-                  shown_baseline or "", baseline or DEFAULT_BASELINE)
+                  shown_baseline or "", baseline or DEFAULT_BASELINE,
+                  list(unranked_classes(run).values()), unfitted, status)
+
+
+def unfitted_lines(a):
+    """The mix verdicts not made: '  AES-128-CBC encryption: not answered: openssl failed ...'."""
+    return [f"  {operation_text(cipher, op, aad)}: not answered: {health.missing_text(gaps)}"
+            for (op, cipher, aad), gaps in a.unfitted.items()]
 
 
 def render_console(a):
     """The answer on one screen (at most CONSOLE_LINES lines)."""
     ctx = a.run.context
-    lines = [f"== Which AES library: {a.machine}",
+    lines = a.status + [f"== Which AES library: {a.machine}",
              f"   {len(a.run.benchmarks)} benchmarks x {a.run.repetitions} repetitions; "
              f"{a.floor.describe()}", ""]
     lines.append(HEADING.format(baseline=a.baseline_asked))
     for s in a.sentences:
         lines.append("  " + sentence_text(s, ctx, a.floor, long_names=False))
     lines += note_lines(answer_notes(a), "  ")
+    if a.unranked:
+        lines += ["", "Not ranked (a backend the run asked for has no figures there):"]
+        lines += ["  " + line for line in unranked_lines(a.unranked, limit=6)]
     later = []  # the mix verdict and the crossovers: they answer "which library", so they stay
-    if a.mix_verdicts:
+    if a.mix_verdicts or a.unfitted:
         total = sum(w for _, w in a.mix)
         mean = sum(s * w for s, w in a.mix) / total
         later += ["", f"Traffic mix {a.mix_name} (mean {mean:,.0f} B per message; "
                       "time per message from the cost model):"]
         later += [mix_text(v, {}, a.floor, ctx) for v in a.mix_verdicts]  # backend names alone
+        later += unfitted_lines(a)
         later += note_lines(mix_notes(a), "  ")
     cross = crossover_lines(a.run, a.fits)
     if cross:
@@ -1043,7 +1126,8 @@ def _md_row(cells):
 def render_markdown(a):
     """selection.md: every class with the full ranking, the fits, the mix."""
     ctx = a.run.context
-    out = [f"# Which AES library: {a.machine}", "", f"Run: `{a.run.path}`; "
+    out = [f"**{line}**" for line in a.status] + ([""] if a.status else [])
+    out += [f"# Which AES library: {a.machine}", "", f"Run: `{a.run.path}`; "
            f"{len(a.run.benchmarks)} benchmarks x {a.run.repetitions} repetitions; "
            f"{a.floor.describe()}.", "", "## The answer", ""]
     out += ["- " + sentence_text(s, ctx, a.floor) for s in a.sentences]
@@ -1051,6 +1135,9 @@ def render_markdown(a):
                                      for b, _ in r.ranking])
     notes = answer_notes(a) + [n for n in table_notes if n not in answer_notes(a)]
     out += markdown_notes(notes)
+    if a.unranked:
+        out += ["", "## Not ranked", "", "A backend the run asked for has no figures in these "
+                "workloads:", ""] + ["- " + line for line in unranked_lines(a.unranked)]
     out += ["", "## Every workload class", "",
             _md_row(["workload", "sizes", "threads", "codec", "pool", "libraries, best first",
                      "margin [95%]", "p", "verdict", "hand-written"]),
@@ -1089,10 +1176,11 @@ def render_markdown(a):
                 "baseline) crosses the others:", ""] + [
                     "-" + line[1:] for line in crossover_lines(a.run, a.fits)
                     + reference_crossovers(a.run, a.fits, a.baseline_asked)]
-    if a.mix_verdicts:
+    if a.mix_verdicts or a.unfitted:
         out += ["", f"## Traffic mix {a.mix_name}", "",
                 "sizes and weights: " + ", ".join(f"{size_text(s)} x {w:g}" for s, w in a.mix), ""]
         out += ["-" + mix_text(v, ctx, a.floor)[1:] for v in a.mix_verdicts]
+        out += ["-" + line[1:] for line in unfitted_lines(a)]
         out += markdown_notes(mix_notes(a))
         for v in a.mix_verdicts:
             out += ["", f"{v.what}, every library for this mix:", "",

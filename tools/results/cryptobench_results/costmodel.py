@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
-from . import stats
+from . import health, stats
 from .gbench import ResultsError
 
 # Message-size distributions: (size in bytes, weight by count of messages).
@@ -68,9 +68,12 @@ class Fit:
         return float(g @ self.cov @ g)
 
 
-def _ladder_key(b):
+def _ladder_key(b, failed_too=False):
+    """(backend, op, cipher, aad) of a benchmark on a cost-model ladder, else
+    None; a failed or skipped one only with failed_too (health's question)."""
     p = b.params
-    if (b.error or b.threads != 1 or p.get("codec") != "none" or p.get("pool") != "on"
+    if ((b.error and not failed_too) or b.threads != 1 or p.get("codec") != "none"
+            or p.get("pool") != "on"
             or p.get("key") != "cached" or p.get("op") not in ("encrypt", "decrypt")
             or "messages" in p or "size" not in p):
         return None
@@ -96,6 +99,23 @@ def fit_line(sizes, times):
     spread = float(weights @ (y - mean) ** 2)
     r2 = 1 - float(resid @ resid) / spread if spread > 0 else 1.0
     return float(coef[0]), float(coef[1]), cov, r2
+
+
+def ladder_gaps(run):
+    """OrderedDict (op, cipher, aad) -> OrderedDict backend -> why it has no
+    figures: the ladders a failure or an interrupt left without a backend's
+    figure at some size (no mix verdict or crossover is made from them)."""
+    groups = OrderedDict()
+    for b in run.benchmarks.values():
+        key = _ladder_key(b, failed_too=True)
+        if key is not None:
+            groups.setdefault(key[1:], []).append(b)
+    out = OrderedDict()
+    for key, bs in groups.items():
+        gaps = health.missing(bs)
+        if gaps:
+            out[key] = gaps
+    return out
 
 
 def fits(run):
@@ -169,23 +189,38 @@ def load_mix(spec):
         raise ResultsError(f"--mix: '{spec}' is neither a preset ({', '.join(MIXES)}) nor a file")
     if os.path.getsize(spec) > MAX_CSV_BYTES:
         raise ResultsError(f"--mix: {spec} is larger than {MAX_CSV_BYTES} bytes: not a size mix")
+    with open(spec, "rb") as f:
+        data = f.read(MAX_CSV_BYTES + 1)
+    # A UTF-8 byte order mark (as spreadsheets save CSV) is read past; other
+    # encodings are refused by name.
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ResultsError(f"--mix: {spec} is UTF-16 text: save it as UTF-8 (or ASCII)")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ResultsError(f"--mix: {spec} is not UTF-8 text (byte {e.start + 1}): save it as "
+                           "UTF-8 (or ASCII)") from None
     mix = []
-    with open(spec, encoding="utf-8", errors="replace") as f:
-        for number, line in enumerate(f, 1):
-            line = line.split("#")[0].strip()
-            if not line or line.lower().replace(" ", "") == "size,weight":
-                continue
-            parts = [p.strip() for p in line.split(",")]
-            try:
-                size, weight = int(parts[0]), float(parts[1])
-                if len(parts) != 2 or size <= 0 or not (weight >= 0 and math.isfinite(weight)):
-                    raise ValueError
-            except (ValueError, IndexError):
-                raise ResultsError(f"--mix: {spec} line {number}: expected 'size,weight' with a "
-                                   f"positive integer size and a weight >= 0, got '{line}'") from None
-            mix.append((size, weight))
+    for number, line in enumerate(text.split("\n"), 1):
+        line = line.split("#")[0].strip()
+        if not line or line.lower().replace(" ", "") == "size,weight":
+            continue
+        parts = [p.strip() for p in line.split(",")]
+        try:
+            size, weight = int(parts[0]), float(parts[1])
+            if (len(parts) != 2 or not 0 < size <= 1 << 40
+                    or not (weight >= 0 and math.isfinite(weight))):
+                raise ValueError
+        except (ValueError, IndexError):
+            raise ResultsError(f"--mix: {spec} line {number}: expected 'size,weight' with a "
+                               f"positive integer size and a weight >= 0, got '{line}'") from None
+        mix.append((size, weight))
     if not mix or sum(w for _, w in mix) <= 0:
         raise ResultsError(f"--mix: {spec} has no size with a positive weight")
+    if not (math.isfinite(sum(w for _, w in mix)) and math.isfinite(sum(s * w for s, w in mix))):
+        raise ResultsError(f"--mix: {spec}: the weights are too large (their sum, or the bytes "
+                           "they weigh, is not a finite number): use smaller weights (only their "
+                           "ratios count)")
     return os.path.basename(spec), mix
 
 

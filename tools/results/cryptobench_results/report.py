@@ -31,6 +31,7 @@ table{border-collapse:collapse;font-size:14px;margin:6px 0}
 td,th{border:1px solid #d0d0d0;padding:4px 8px;text-align:right;vertical-align:top}
 th{background:#f0f0f0} td.l,th.l{text-align:left} .note{color:#555;font-size:13.5px;margin:4px 0}
 table.answer td{font-size:14.5px} table.answer td:first-child{min-width:14em} tr.decided td.use b{font-size:15.5px}
+.alert{color:#900;font-weight:bold;border:2px solid #900;padding:6px 10px;margin:8px 0}
 tr.tie td{background:#f6f6f6} tr.tie td.verdict{color:#8a5a00}
 .nm{white-space:nowrap} .lib{color:#666;font-size:12.5px} .hw{color:#666;font-style:italic}
 .sw{display:inline-block;width:10px;height:10px;margin-right:5px;border-radius:2px}
@@ -669,6 +670,26 @@ def floor_html(floor):
     return escape(text)
 
 
+def alerts_html(runs):
+    """What failed, was interrupted or ran beside (health.header): first in the report."""
+    lines = []
+    for run in runs:
+        for line in answers.health.header(run):
+            lines.append(f"<p class='alert'>{escape(run.path)}: {escape(line)}</p>")
+    return "".join(lines)
+
+
+def section_unranked(m):
+    """The workloads not ranked, and the mix verdicts not made, because a
+    backend the run asked for has no figures there."""
+    items = answers.unranked_lines(m.answer.unranked)
+    items += [line.strip() for line in answers.unfitted_lines(m.answer)]
+    if not items:
+        return ""
+    return ("<p class='alert'>Not ranked (a backend the run asked for has no figures there):</p>"
+            "<ul>" + "".join(f"<li>{escape(i)}</li>" for i in items) + "</ul>")
+
+
 def section_machine(m, label, anchor):
     """One machine's answer first, then the charts behind it, its context last."""
     a = m.answer
@@ -677,7 +698,8 @@ def section_machine(m, label, anchor):
         f"<section id='{escape(anchor)}'><h2>Which AES library: {escape(label)}</h2>",
         f"<p class='note'>{escape(run.path)}: {len(run.benchmarks)} benchmarks x {run.repetitions} "
         f"repetitions.</p><p class='note'>{floor_html(a.floor)}.</p>",
-        section_decisions(m), pingpong.section(m), section_mix(m), section_size_time(m),
+        section_decisions(m), section_unranked(m), pingpong.section(m), section_mix(m),
+        section_size_time(m),
         section_thread_sweep(m),
         section_codec_pool(m), section_allocations(m), section_cycles(m), section_key_handling(m),
         section_context(run), "</section>"])
@@ -705,7 +727,7 @@ def render(runs, alpha=0.05, mix="tls-records", baseline=None):
     several = len(sections) > 1
     suites = list(OrderedDict.fromkeys(str(run.context.get("cryptobench_suite", "?")) for run in runs))
     title = f"cryptobench report: {', '.join(suites)} suite{'s' if len(suites) > 1 else ''}"
-    body = [f"<h1>{escape(title)}</h1>",
+    body = [f"<h1>{escape(title)}</h1>", alerts_html(runs),
             "<p class='note'>Figures are medians of repetitions. Hand-written kernels (dashed, "
             "marked hand-written) show what the hardware allows: headroom, never a "
             "recommendation. <span id='selfcheck'>charts not checked (scripts off)</span></p>"]
