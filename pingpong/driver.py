@@ -825,6 +825,21 @@ def choose_backends(args, registry):
     return list(args.backend_list), skipped
 
 
+def own_folder(parent, name):
+    """A new folder for this run alone: PARENT/NAME, or NAME-2, NAME-3, ... when
+    a run started in the same second has it (mkdir is exclusive: two runs
+    never share one)."""
+    os.makedirs(parent, exist_ok=True)
+    for n in range(1, 1000):
+        path = os.path.join(parent, name if n == 1 else f"{name}-{n}")
+        try:
+            os.mkdir(path)
+            return path
+        except FileExistsError:
+            continue
+    raise OSError(f"{parent} already has {name} and 998 more of that second")
+
+
 def main(argv=None):
     global _pid_log
 
@@ -896,9 +911,8 @@ def _run(args, say):
         raise UsageError("nothing to run (no backend and no peer)")
 
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    run_dir = os.path.join(args.runs_dir, f"{stamp}-pingpong")
     try:
-        os.makedirs(run_dir, exist_ok=True)
+        run_dir = own_folder(args.runs_dir, f"{stamp}-pingpong")
         processes = open(os.path.join(run_dir, "processes.jsonl"), "w")
     except OSError as e:
         raise UsageError(f"cannot write the run's folder in --runs-dir={args.runs_dir}: "

@@ -316,14 +316,25 @@ def case_run_benchmarks(binary, work, source):
             continue
         good, others = complete_results(os.path.join(folder, "benchmark.json"))
         check(good and others, f"{what}: expected finished and skipped repetitions")
-        check(os.path.exists(os.path.join(folder, "answer.txt")), f"{what}: no answer")
+        # An answer says first that the run was interrupted; with no class
+        # in which every backend finished, there is none, and that is said.
+        answer = os.path.join(folder, "answer.txt")
+        if os.path.exists(answer):
+            with open(answer) as f:
+                head = f.read().split("== Which AES library")[0]
+            check("INTERRUPTED:" in head, f"{what}: the answer does not say first it was "
+                  f"interrupted\n{head}")
+        else:
+            check("no answer from this run" in err and "INTERRUPTED:" in err,
+                  f"{what}: no answer, and not why\n{err[-800:]}")
         log = open(os.path.join(folder, "stderr.txt")).read()
         check("stopping the current benchmark too" not in log,
               f"{what}: one SIGTERM counted twice\n{log[-500:]}")
         check("interrupted: the repetitions that finished are kept" in log,
               f"{what}: stderr.txt lost the binary's last lines")
     print("PASS: run-benchmarks refuses bad input before making a folder; SIGTERM to it, or to "
-          "its process group, keeps the finished repetitions and writes the answer; before "
+          "its process group, keeps the finished repetitions and says first in the answer that "
+          "the run was interrupted (or why there is none); before "
           "anything finished it says so")
 
 
