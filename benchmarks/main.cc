@@ -25,10 +25,13 @@
 #include "benchmarks/core_clock.h"
 #include "benchmarks/cpu_profile.h"
 #include "benchmarks/filter.h"
+#include "benchmarks/other_runs.h"
+#include "benchmarks/output_file.h"
 #include "benchmarks/progress_reporter.h"
 #include "benchmarks/run_context.h"
 #include "benchmarks/suites.h"
 #include "benchmarks/timed_loop.h"
+#include "benchmarks/usable_cores.h"
 #include "kernels/registry.h"
 
 namespace cryptobench::bench {
@@ -121,7 +124,9 @@ int run(int argc, char** argv) {
   } catch (const BackendError& e) {
     usage_error(e.what());
   }
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // The cores the run may use (affinity mask, cgroup quota), not the machine's.
+  const UsableCores usable = usable_cores();
+  const int cores = usable.cores;
   const Suite& suite = *find_suite(o.suite);
   if (o.list_suites) {
     for (const Suite& s : suites()) {
@@ -172,6 +177,31 @@ int run(int argc, char** argv) {
   const double core_hz =
       flags.list_only() ? 0 : (limits.core_hz > 0 ? limits.core_hz : measure_core_hz());
   add_run_context(o.suite, flags.interleaved(), core_hz, limits, *backends);
+  add_usable_cores(usable);
+  if (!flags.list_only() && usable.cores < usable.online) {
+    int most = 1;
+    for (const std::size_t index : selected) most = std::max(most, cells[index].threads);
+    if (most > usable.cores) {
+      std::fprintf(stderr,
+                   "cryptobench WARNING: this run may use %d of the machine's %d CPUs (affinity "
+                   "%s, quota %s): its %d-thread benchmarks share cores (cycles per byte counts "
+                   "%d)\n",
+                   usable.cores, usable.online, usable.affinity_list.c_str(),
+                   usable.quota_text.c_str(), most, usable.cores);
+    }
+  }
+  if (!flags.list_only()) {
+    // Another run measuring beside this one shares its cores: said, and
+    // recorded for the results tools, which say it first.
+    const std::vector<std::string> others = other_runs();
+    add_concurrent_runs(others);
+    if (!others.empty()) {
+      std::fprintf(stderr,
+                   "cryptobench WARNING: %zu other cryptobench run(s) measuring on this machine "
+                   "(%s%s): their figures and this run's share the cores\n",
+                   others.size(), others.front().c_str(), others.size() > 1 ? "; ..." : "");
+    }
+  }
   add_user_context(flags.user_context());
 
   // Only the selected cells are registered: listing or filtering the full
@@ -214,6 +244,12 @@ int run(int argc, char** argv) {
   benchmark::Shutdown();
   // The results first: a profile that cannot be written never costs them.
   if (!flags.finish_output(ran)) return 1;
+  if (const std::string problem = console_write_problem(); !problem.empty()) {
+    std::fprintf(stderr, "cryptobench: the console table could not be written (%s)%s%s\n",
+                 problem.c_str(), flags.out_file().empty() ? "" : "; the results are in ",
+                 flags.out_file().c_str());
+    return 1;
+  }
 #ifdef CRYPTOBENCH_HAVE_GPERFTOOLS
   if (!o.cpuprofile.empty()) {
     if (std::string error; profile.save(o.cpuprofile, &error)) {

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 
 namespace cryptobench::bench {
 
@@ -84,6 +86,27 @@ bool write_file_replacing(const std::string& path, const std::string& data, std:
     return false;
   }
   return true;
+}
+
+std::string console_write_problem() {
+  std::cout.flush();
+  const bool failed = std::cout.fail() || std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  struct stat st {};
+  if (!failed || fstat(STDOUT_FILENO, &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  // The folder of the file is not known from the descriptor; /proc says it.
+  std::string where = "its file system";
+  char target[4096];
+  const ssize_t n = readlink("/proc/self/fd/1", target, sizeof target - 1);
+  if (n > 0) {
+    std::string path(target, static_cast<std::size_t>(n));
+    where = path.substr(0, path.rfind('/') + 1);
+  }
+  struct statvfs fs {};
+  if (fstatvfs(STDOUT_FILENO, &fs) == 0 &&
+      static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize) < 65536.0) {
+    return "no space left on device in " + where;
+  }
+  return "a write error in " + where;
 }
 
 }  // namespace cryptobench::bench

@@ -28,4 +28,10 @@ void keep_mode(const std::string& temporary, const std::string& path);
 // and `*error` says why.
 bool write_file_replacing(const std::string& path, const std::string& data, std::string* error);
 
+// console_write_problem: why the console table did not all reach standard
+// output when that is a file ("no space left on device in DIR", or a write
+// error); "" when it did, or when standard output is a pipe or terminal (a
+// closed pipe, as with | head, is not a failure).
+std::string console_write_problem();
+
 }  // namespace cryptobench::bench

@@ -92,6 +92,19 @@ void add_run_context(const std::string& suite, bool interleaved, double core_hz,
   }
 }
 
+void add_concurrent_runs(const std::vector<std::string>& others) {
+  std::string text;
+  for (const std::string& other : others) text += (text.empty() ? "" : "; ") + other;
+  add("concurrent_cryptobench_runs", text.empty() ? "none" : text);
+}
+
+void add_usable_cores(const UsableCores& usable) {
+  add("cpu_affinity", usable.affinity_list + " (" + std::to_string(usable.affinity) + " of " +
+                          std::to_string(usable.online) + " CPUs)");
+  add("cpu_quota", usable.quota_text);
+  add("cores_usable", std::to_string(usable.cores));
+}
+
 void add_user_context(const std::vector<std::pair<std::string, std::string>>& pairs) {
   std::set<std::string> seen;
   for (const auto& [key, value] : pairs) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "benchmarks/aes_limits.h"
+#include "benchmarks/usable_cores.h"
 #include "kernels/registry.h"
 
 namespace cryptobench::bench {
@@ -16,6 +17,13 @@ namespace cryptobench::bench {
 // as repetitions_interleaved; the results tools' noise floor reads it).
 void add_run_context(const std::string& suite, bool interleaved, double core_hz,
                      const AesLimits& limits, const BackendSet& backends);
+
+// add_concurrent_runs: concurrent_cryptobench_runs, the other cryptobench
+// programs measuring as the run starts (other_runs.h), "none" when none.
+void add_concurrent_runs(const std::vector<std::string>& others);
+
+// add_usable_cores: cpu_affinity, cpu_quota and cores_usable (usable_cores.h).
+void add_usable_cores(const UsableCores& usable);
 
 // add_user_context: the --benchmark_context pairs, after the run's own
 // context. A key that cryptobench or Google Benchmark writes itself

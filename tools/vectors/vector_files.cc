@@ -708,7 +708,16 @@ CtrFile parse_ctr_txt(const std::string& name, const std::string& text) {
 }
 
 VectorFile parse_vector_file(const std::filesystem::path& path, const std::string& name,
-                             const std::string& text) {
+                             const std::string& raw) {
+  // A UTF-8 byte order mark (as some editors save) is read past; UTF-16 (a
+  // byte order mark, or ASCII with a NUL after each character) is refused
+  // by name rather than as "data before the header".
+  const bool bom = raw.rfind("\xEF\xBB\xBF", 0) == 0;
+  if (raw.rfind("\xFF\xFE", 0) == 0 || raw.rfind("\xFE\xFF", 0) == 0 ||
+      (raw.size() >= 4 && raw[0] != '\0' && raw[1] == '\0' && raw[2] != '\0' && raw[3] == '\0')) {
+    fail(name, 0, "is UTF-16 text: save it as UTF-8 (or ASCII)");
+  }
+  const std::string text = bom ? raw.substr(3) : raw;
   const auto ext = path.extension();
   if (ext == ".json") return {name, parse_wycheproof(name, text)};
   if (ext == ".rsp") {

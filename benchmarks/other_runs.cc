@@ -1,0 +1,62 @@
+#include "benchmarks/other_runs.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string_view>
+#include <system_error>
+
+namespace cryptobench::bench {
+namespace {
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The programs that measure, by their /proc comm (15 characters at most).
+bool measures(const std::string& comm) {
+  constexpr std::array<std::string_view, 4> kNames = {"cryptobench", "cryptobench-pin",
+                                                      "cryptobench-dud", "cryptobench-lim"};
+  return std::find(kNames.begin(), kNames.end(), comm) != kNames.end();
+}
+
+}  // namespace
+
+std::vector<std::string> other_runs() {
+  std::vector<std::string> found;
+  std::error_code ec;
+  const pid_t self = getpid();
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
+    if (std::atol(name.c_str()) == self) continue;
+    std::string comm = read_file(entry.path() / "comm");
+    if (!comm.empty() && comm.back() == '\n') comm.pop_back();
+    if (!measures(comm)) continue;
+    std::string cmdline = read_file(entry.path() / "cmdline");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    while (!cmdline.empty() && cmdline.back() == ' ') cmdline.pop_back();
+    if (cmdline.empty()) continue;  // ended meanwhile, or a zombie
+    // Listing, or asking for help, measures nothing.
+    if (cmdline.find("--benchmark_list_tests") != std::string::npos ||
+        cmdline.find("--list-") != std::string::npos ||
+        cmdline.find("--help") != std::string::npos) {
+      continue;
+    }
+    for (char& c : cmdline) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    }
+    if (cmdline.size() > 120) cmdline = cmdline.substr(0, 117) + "...";
+    found.push_back(name + " " + cmdline);
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+}  // namespace cryptobench::bench
