@@ -365,6 +365,26 @@ def case_full_disk(p):
         finally:
             run(["umount", mount])
     check(seen, "no size filled the disk")
+    # The binary alone: its console table to a full disk is exit 1, said.
+    r = run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", mount])
+    check(r.returncode == 0, f"mount: {r.stderr}")
+    try:
+        with open(os.path.join(mount, "filler"), "wb", buffering=0) as f:
+            try:
+                while f.write(b"x" * 512):
+                    pass
+            except OSError:
+                pass
+        out = os.path.join(p.fresh("full-disk-json"), "run.json")
+        with open(os.path.join(mount, "console.txt"), "w") as console:
+            r = subprocess.run([p.binary, "--suite=libraries", "--backends=openssl",
+                                "--benchmark_min_time=0.01", f"--benchmark_out={out}",
+                                f"--benchmark_filter=op:encrypt/size:64/{ONE_THREAD}"],
+                               stdout=console, stderr=subprocess.PIPE, text=True, timeout=300)
+        check(r.returncode == 1 and f"no space left on device in {mount}/" in r.stderr,
+              f"the binary's table to a full disk: exit {r.returncode}\n{r.stderr[-400:]}")
+    finally:
+        run(["umount", mount])
     print(f"PASS: a full disk is said as such, exit 1, no empty file left (while writing: "
           f"{'; '.join(sorted(seen))})")
 
