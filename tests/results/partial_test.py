@@ -118,6 +118,10 @@ class VerificationFailureTest(Case):
         cmp = run_cli("compare", DECISION, self.path)
         self.assertEqual(cmp.returncode, 0, cmp.stderr)
         self.assertIn("FAILED:", cmp.stdout.splitlines()[0])
+        for view in ("bounds", "console"):  # bounds.txt and console.txt too
+            r = run_cli(view, self.path)
+            self.assertIn(r.returncode, (0, 1), r.stderr)
+            self.assertTrue(r.stdout.startswith("FAILED:"), f"{view}: {r.stdout[:200]}")
 
 
 class InterruptedTest(Case):

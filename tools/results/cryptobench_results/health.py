@@ -173,7 +173,7 @@ def path_mismatches(run):
         return []
     out = OrderedDict()
     for r in table:
-        if r["size"] < 1024 or r["messages"] != 1:
+        if r["size"] < 1024 or r["messages"] != 1 or not r["bound"] > 0:
             continue
         backend = r["backend"]
         path = shown(run.context.get(f"backend.{backend}.code_path", "?"), 80)
