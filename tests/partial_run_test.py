@@ -260,7 +260,14 @@ def sigkill_checks(p, runs, proc):
                     continue
                 if stat.split(" (")[1].startswith("cryptobench)") and \
                         int(stat.rsplit(")", 1)[1].split()[1]) == proc.pid:
-                    child = int(entry)
+                    # The measuring run, not the listing that checks the flags first.
+                    try:
+                        with open(f"/proc/{entry}/cmdline", "rb") as f:
+                            measuring = b"--benchmark_out=" in f.read()
+                    except OSError:
+                        continue
+                    if measuring:
+                        child = int(entry)
         time.sleep(0.1)
     check(child is not None, "the binary never started")
     # Another run started now is beside it: said, and recorded.
