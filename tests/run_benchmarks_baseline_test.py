@@ -68,9 +68,11 @@ def main():
     report = open(os.path.join(folder, "report.html")).read()
     check("baseline: gcrypt" in report, "report.html has no 'baseline: gcrypt' column")
     console = open(os.path.join(folder, "console.txt")).read()
-    check(console.splitlines()[2].startswith("== grid ("), f"console.txt: {console[:300]}")
+    # (A line naming what went wrong on a busy machine may come first in each view.)
+    check(any(line.startswith("== grid (") for line in console.splitlines()),
+          f"console.txt: {console[:300]}")
     bounds = open(os.path.join(folder, "bounds.txt")).read().splitlines()
-    groups = [line for line in bounds[3:] if not line.startswith("  ")]
+    groups = [line for line in bounds if line.startswith("aes-")]
     check(groups and all(": absolute bound " in g for g in groups), f"bounds.txt: {groups[:3]}")
     if failures:
         print(f"{len(failures)} failure(s)")
