@@ -19,7 +19,7 @@ from .gbench import INTERRUPTED, shown
 # What the binary (run_context.cc) records when another cryptobench run
 # measured on the machine as this one started.
 CONCURRENT = "concurrent_cryptobench_runs"
-# run-benchmarks writes this beside the run's JSON when it was interrupted.
+# Why a benchmark an interrupt skipped has no figures (as the answer says it).
 NOT_MEASURED = "not measured (the run was interrupted)"
 
 
