@@ -61,6 +61,13 @@ constexpr const char* kUsage =
     "  --list-suites     show the suites and how many benchmarks each registers here\n"
     "  --cpuprofile=FILE write a pprof CPU profile of the benchmarks run (gperftools;\n"
     "                    read it with: google-pprof --text BINARY FILE)\n"
+    "  --design=rounds   (default with several repetitions) each repetition is a round\n"
+    "                    in which a workload's backends run side by side, in a new\n"
+    "                    random order; --design=interleaved: Google Benchmark's\n"
+    "                    random interleaving of repetitions instead\n"
+    "  --samples_out=FILE  each timed loop's 0.25 ms samples and contention probes,\n"
+    "                    from which cryptobench-results forms every figure (put it\n"
+    "                    beside --benchmark_out: the JSON names it)\n"
     "  -h, --help        this help\n"
     "Google Benchmark flags (every one works; the common ones):\n"
     "  --benchmark_filter=REGEX        the benchmarks whose name matches (RE2, POSIX syntax;\n"
@@ -158,6 +165,35 @@ Options parse_options(int argc, char** argv) {
         usage_error("--cpuprofile: " + problem);
       }
       o.cpuprofile = value;
+    } else if (take_value(argc, argv, i, "--design", &value)) {
+      if (value != "rounds" && value != "interleaved") {
+        usage_error("--design takes 'rounds' or 'interleaved', not '" + value + "'");
+      }
+      o.design = value;
+      o.design_given = true;
+    } else if (take_value(argc, argv, i, "--samples_out", &value)) {
+      if (const std::string problem = output_target_problem(value); !problem.empty()) {
+        usage_error("--samples_out: " + problem);
+      }
+      o.samples_out = value;
+    } else if (take_value(argc, argv, i, "--inject-noise", &value)) {
+      char* end = nullptr;
+      errno = 0;
+      o.noise_seed = std::strtoull(value.c_str(), &end, 10);
+      if (value.empty() || !std::isdigit(static_cast<unsigned char>(value[0])) || *end != '\0' ||
+          errno != 0) {
+        usage_error("--inject-noise takes a seed (a whole number), not '" + value + "'");
+      }
+      o.inject_noise = true;
+    } else if (take_value(argc, argv, i, "--inject-slower", &value)) {
+      const std::size_t colon = value.find(':');
+      const std::string percent = colon == std::string::npos ? "" : value.substr(colon + 1);
+      o.slower_backend = value.substr(0, colon);
+      o.slower_percent = std::atoi(percent.c_str());
+      if (o.slower_backend.empty() || percent.empty() || percent.size() > 2 ||
+          !std::all_of(percent.begin(), percent.end(), ::isdigit) || o.slower_percent < 1) {
+        usage_error("--inject-slower takes BACKEND:PERCENT (1 to 99), not '" + value + "'");
+      }
     } else if (take_value(argc, argv, i, "--inject-fault", &value)) {
       if (value != "verify" && value != "tag")
         usage_error("--inject-fault takes 'verify' or 'tag'");
@@ -195,7 +231,8 @@ std::string BenchmarkFlags::value(const std::string& name) const {
   return v;
 }
 
-BenchmarkFlags::BenchmarkFlags(std::vector<std::string> args, const Suite& suite)
+BenchmarkFlags::BenchmarkFlags(std::vector<std::string> args, const Suite& suite,
+                               const Options& options)
     : args_(std::move(args)) {
   // Google Benchmark also takes its flags from BENCHMARK_<FLAG> variables;
   // turn those into arguments (right after argv[0], so explicit ones win) so
@@ -260,10 +297,26 @@ BenchmarkFlags::BenchmarkFlags(std::vector<std::string> args, const Suite& suite
   // moment of a drifting machine, and their spread then understates how much
   // a second run differs.
   repetitions_ = std::atoi(value("--benchmark_repetitions").c_str());
-  if (repetitions_ > 1 && !has("--benchmark_enable_random_interleaving")) {
+  // The paired design (the default with several repetitions): repetitions
+  // become rounds that cryptobench registers itself, so Google Benchmark
+  // runs each once, in the registered order. An explicit interleaving flag
+  // asks for Google Benchmark's design.
+  const bool interleaving_given = has("--benchmark_enable_random_interleaving");
+  if (interleaving_given && options.design_given && options.design == "rounds") {
+    usage_error(
+        "--design=rounds orders the repetitions itself: leave out "
+        "--benchmark_enable_random_interleaving");
+  }
+  if (repetitions_ > 1 && options.design == "rounds" && !interleaving_given) {
+    rounds_ = repetitions_;
+    std::erase_if(
+        args_, [](const std::string& a) { return starts_with_flag(a, "--benchmark_repetitions"); });
+    args_.push_back("--benchmark_repetitions=1");
+  } else if (repetitions_ > 1 && !interleaving_given) {
     args_.push_back("--benchmark_enable_random_interleaving=true");
   }
-  interleaved_ = repetitions_ > 1 && truthy(value("--benchmark_enable_random_interleaving"));
+  interleaved_ =
+      rounds_ == 0 && repetitions_ > 1 && truthy(value("--benchmark_enable_random_interleaving"));
 
   // --benchmark_out is written to a temporary file beside it (created in
   // initialize()) and renamed once the JSON is complete and checked, so no

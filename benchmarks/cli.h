@@ -6,6 +6,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,6 +25,18 @@ struct Options {
   bool inject_verify_fault = false;  // --inject-fault=verify: for the tests of verification
   bool inject_tag_fault = false;     // --inject-fault=tag: for the tests of GCM's tag check
   std::string cpuprofile;
+  // design: "rounds" (repetitions become rounds; a workload class's backends
+  // run side by side in each, in a new random order) or "interleaved"
+  // (Google Benchmark's random interleaving of repetitions).
+  std::string design = "rounds";
+  bool design_given = false;
+  std::string samples_out;  // the per-sample record (samples.h); "" for none
+  // --inject-noise=SEED: the noisy neighbour (samples.h), for tests.
+  bool inject_noise = false;
+  std::uint64_t noise_seed = 0;
+  // --inject-slower=BACKEND:PCT: a test-only copy BACKEND-slowerPCT doing PCT% more work.
+  std::string slower_backend;
+  int slower_percent = 0;
   std::vector<std::string> benchmark_args;  // Google Benchmark's, argv[0] first
 };
 
@@ -40,7 +53,7 @@ class BenchmarkFlags {
   // Takes the BENCHMARK_* environment flags as arguments, adds the suite's
   // minimum time unless one is given, checks the numeric flags, and sends
   // --benchmark_out to a temporary file (see finish_output).
-  BenchmarkFlags(std::vector<std::string> args, const Suite& suite);
+  BenchmarkFlags(std::vector<std::string> args, const Suite& suite, const Options& options);
 
   const std::string& filter() const { return filter_; }
   bool list_only() const { return list_only_; }
@@ -48,6 +61,9 @@ class BenchmarkFlags {
   const std::string& out_file() const { return out_file_; }
   int repetitions() const { return repetitions_; }
   bool interleaved() const { return interleaved_; }
+  // rounds: the paired design's rounds (the repetitions asked for), 0 when
+  // the design is not in use; Google Benchmark then runs one repetition each.
+  int rounds() const { return rounds_; }
   double min_time() const;  // seconds per repetition
   // user_context: the --benchmark_context (or BENCHMARK_CONTEXT) pairs, in order.
   const std::vector<std::pair<std::string, std::string>>& user_context() const {
@@ -81,6 +97,7 @@ class BenchmarkFlags {
   bool list_only_ = false;
   int repetitions_ = 1;
   bool interleaved_ = false;
+  int rounds_ = 0;
   std::vector<std::pair<std::string, std::string>> user_context_;
 };
 

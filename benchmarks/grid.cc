@@ -51,6 +51,7 @@ std::string Cell::name() const {
   n += "/codec:" + std::string(encoding_name(codec));
   n += pool ? "/pool:on" : "/pool:off";
   n += "/key:" + key_handling_name(key, pbkdf2_iterations);
+  if (round > 0) n += "/round:" + std::to_string(round);
   return n;
 }
 

@@ -61,6 +61,9 @@ struct Cell {
   int threads = 1;
   Payload payload = Payload::kRandom;
   std::size_t messages = 1;  // batch ops: messages per encrypt_batch call
+  // round: the paired design's round (1..R), named "/round:R" (0: none).
+  // Each round measures every benchmark once, a class's backends together.
+  int round = 0;
 
   bool batch() const { return op == Op::kEncryptBatch || op == Op::kRoundtripBatch; }
 

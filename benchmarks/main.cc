@@ -13,9 +13,11 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,6 +31,8 @@
 #include "benchmarks/output_file.h"
 #include "benchmarks/progress_reporter.h"
 #include "benchmarks/run_context.h"
+#include "benchmarks/samples.h"
+#include "benchmarks/schedule.h"
 #include "benchmarks/suites.h"
 #include "benchmarks/timed_loop.h"
 #include "benchmarks/usable_cores.h"
@@ -74,7 +78,7 @@ int finish(const BenchmarkFlags& flags, std::size_t ran, std::size_t selected) {
     std::fprintf(stderr, "cryptobench: %zu benchmark(s) FAILED:\n", failed.size());
     for (const std::string& f : failed) std::fprintf(stderr, "  %s\n", f.c_str());
   }
-  if (interrupted() && flags.interleaved()) {
+  if (interrupted() && (flags.interleaved() || flags.rounds() > 0)) {
     std::fprintf(stderr,
                  "cryptobench: interrupted: the repetitions that finished are kept%s%s; the "
                  "others are marked \"not run: the run was interrupted\"\n",
@@ -138,7 +142,7 @@ int run(int argc, char** argv) {
 
   // From here on Ctrl-C is handled (a Ctrl-C during set-up skips everything).
   catch_interrupts(true);
-  BenchmarkFlags flags(o.benchmark_args, suite);
+  BenchmarkFlags flags(o.benchmark_args, suite, o);
   catch_interrupts(true, flags.interleaved(), flags.min_time());
   if (!o.cpuprofile.empty() && !flags.out_file().empty() &&
       std::filesystem::weakly_canonical(o.cpuprofile) ==
@@ -176,7 +180,7 @@ int run(int argc, char** argv) {
   const AesLimits limits = flags.list_only() ? AesLimits{} : measure_aes_limits();
   const double core_hz =
       flags.list_only() ? 0 : (limits.core_hz > 0 ? limits.core_hz : measure_core_hz());
-  add_run_context(o.suite, flags.interleaved(), core_hz, limits, *backends);
+  add_run_context(o.suite, flags.interleaved() || flags.rounds() > 0, core_hz, limits, *backends);
   add_usable_cores(usable);
   if (!flags.list_only() && usable.cores < usable.online) {
     int most = 1;
@@ -210,23 +214,49 @@ int run(int argc, char** argv) {
   for (const BackendSet::Member& m : backends->members()) {
     setups.push_back({&m, cores, o.inject_verify_fault, o.inject_tag_fault});
   }
+  std::vector<Planned> plan;
   for (const std::size_t index : selected) {
     const Cell& cell = cells[index];
     const auto& members = backends->members();
     const auto member = std::find_if(members.begin(), members.end(),
                                      [&](const auto& m) { return m.name == cell.backend; });
-    const CellSetup* setup = &setups[static_cast<std::size_t>(member - members.begin())];
-    benchmark::RegisterBenchmark(
-        cell.name().c_str(),
-        [cell, setup](benchmark::State& state) { run_cell(state, cell, *setup); })
-        ->Threads(cell.threads)
-        ->UseRealTime()
-        ->Unit(cell.size >= 65536 ? benchmark::kMicrosecond : benchmark::kNanosecond);
+    plan.push_back({cell, &setups[static_cast<std::size_t>(member - members.begin())]});
   }
+  std::deque<CellSetup> slower_setups;
+  if (!o.slower_backend.empty() &&
+      !add_slower_twins(plan, o.slower_backend, o.slower_percent, slower_setups)) {
+    usage_error("--inject-slower: no selected benchmark runs backend '" + o.slower_backend + "'");
+  }
+  // A listing names each benchmark once.
+  const std::size_t instances =
+      register_benchmarks(plan, flags.list_only() ? 0 : flags.rounds(), flags.min_time());
+  if (!flags.list_only()) {
+    if (!o.samples_out.empty()) {
+      char id[32];
+      std::snprintf(
+          id, sizeof id, "%016llx",
+          static_cast<unsigned long long>(std::random_device{}()) << 32 ^ std::random_device{}());
+      std::string error;
+      if (!open_samples_file(o.samples_out, id, &error)) usage_error("--samples_out: " + error);
+      benchmark::AddCustomContext("samples_run_id", id);
+      benchmark::AddCustomContext("samples_file",
+                                  std::filesystem::path(o.samples_out).filename().string());
+    }
+    if (o.inject_noise) {
+      start_noisy_neighbour(o.noise_seed);
+      benchmark::AddCustomContext("inject_noise", std::to_string(o.noise_seed));
+    }
+    if (!o.slower_backend.empty()) {
+      benchmark::AddCustomContext("inject_slower",
+                                  o.slower_backend + ":" + std::to_string(o.slower_percent));
+    }
+  }
+  benchmark::AddCustomContext("design", flags.rounds() > 0 ? "rounds" : "repetitions");
+  if (flags.rounds() > 0) benchmark::AddCustomContext("rounds", std::to_string(flags.rounds()));
 
   ProgressReporter reporter(flags.display_reporter(),
-                            {.benchmarks = selected.size(),
-                             .repetitions = flags.repetitions(),
+                            {.benchmarks = instances,
+                             .repetitions = flags.rounds() > 0 ? 1 : flags.repetitions(),
                              .min_time = flags.min_time(),
                              .interleaved = flags.interleaved()},
                             flags.console_format());
@@ -264,7 +294,9 @@ int run(int argc, char** argv) {
     }
   }
 #endif
-  const int status = finish(flags, ran, selected.size());
+  const bool samples_kept = finish_samples_file(ran > 0);
+  const int status = finish(flags, ran, instances);
+  if (status == 0 && !samples_kept) return 1;
   return status == 0 && profile_lost ? 1 : status;
 }
 

@@ -70,16 +70,26 @@ void ProgressReporter::ReportRuns(const std::vector<Run>& runs) {
   // count benchmarks by name.
   for (const Run& run : runs) {
     const std::string name = run.run_name.str();
+    // A round's benchmark is its benchmark's repetition: one line for all rounds.
+    std::string base = name;
+    if (const std::size_t at = base.find("/round:"); at != std::string::npos) {
+      base.erase(at, base.find('/', at + 1) - at);
+    }
     done_.insert(name);
     const auto counter = run.counters.find("ops_per_ms");
     if (run.run_type == Run::RT_Iteration && !run.error_occurred && counter != run.counters.end() &&
         name.rfind("seed000/", 0) == 0) {
-      ops_per_ms_[name].push_back(counter->second.value);
+      ops_per_ms_[base].push_back(counter->second.value);
     }
   }
   // A handful of benchmarks needs no progress line; interleaved runs count
   // repetitions instead.
   if (plan_.benchmarks <= 3 || plan_.interleaved) return;
+  // Rounds register thousands of short benchmarks: a line every 5 s.
+  if (plan_.benchmarks > 100 && done_.size() < plan_.benchmarks &&
+      std::chrono::steady_clock::now() - last_line_ < std::chrono::seconds(5)) {
+    return;
+  }
   print_progress(done_.size(), plan_.benchmarks);
 }
 

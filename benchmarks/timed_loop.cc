@@ -17,6 +17,7 @@
 #include "benchmarks/alloc_counter.h"
 #include "benchmarks/core_clock.h"
 #include "benchmarks/progress_reporter.h"
+#include "benchmarks/samples.h"
 #include "benchmarks/workload.h"
 
 namespace cryptobench::bench {
@@ -206,19 +207,80 @@ void run_cell(benchmark::State& state, const Cell& cell, const CellSetup& shared
   // Benchmark uses to size the run, which it does not report, get the one
   // before only). More threads: thread 0 alone, 2 ms after the stop barrier,
   // while the others sleep, so the sample has a core to itself.
-  const double hz_before = cell.threads == 1 ? current_core_hz(9) : 0;
+  const double hz_before = cell.threads == 1 ? current_core_hz(shared.clock_samples) : 0;
   // Read before the start barrier: thread 0 publishes this loop's sample
   // only after its loop, which starts after every thread has read this.
   const std::uint64_t clock_generation = g_clock_generation.load();
   const AllocStats before = thread_alloc_stats();
+  // The loop is timed in samples of about kSampleSeconds, with the
+  // contention probe between them, paused out of the measured time (and out
+  // of Google Benchmark's). Without a samples file or an injected neighbour
+  // the loop runs unsampled, as a check of the sampling's own cost.
+  const bool sampled = sampling_enabled() || noisy_neighbour_on();
+  const double sensitivity = noisy_neighbour_on() ? noise_sensitivity(cell) : 0;
+  LoopRecord record;
+  if (sampled) {
+    record.name = cell.full_name();
+    record.thread = state.thread_index();
+    record.threads = cell.threads;
+    record.probes.reserve(256);
+    record.samples.reserve(256);
+    record.probes.push_back(contention_probe());
+  }
+  const std::int64_t target_ns = static_cast<std::int64_t>(kSampleSeconds * 1e9);
+  // The hot loop keeps one down-counter in a register: `left` iterations
+  // until the sample closes (never, unsampled); the rest happens per sample.
+  std::uint64_t in_sample = 1;  // iterations in the current sample
+  std::uint64_t left = sampled ? in_sample : ~std::uint64_t{0};
+  std::int64_t paused_ns = 0;  // the probes' time, out of the measured time
+  const bool extra = shared.extra_work > 0;
+  double debt = 0;  // --inject-slower: operations owed
   std::uint64_t i = 0;
   auto it = state.begin();
   const auto end = state.end();
   const auto start = Clock::now();
+  const std::int64_t loop_start = sampled ? monotonic_now_ns() : 0;
+  std::int64_t sample_start = loop_start;
+  std::int64_t sample_cpu_start = sampled ? thread_cpu_now_ns() : 0;
+  record.start_ns = loop_start;
+  // close_sample: records the sample of `iterations` ending now; returns its end.
+  const auto close_sample = [&](std::uint64_t iterations) {
+    std::int64_t now = monotonic_now_ns();
+    std::int64_t ns = now - sample_start;
+    if (sensitivity > 0) {
+      const double slowdown = noisy_neighbour_slowdown(sensitivity);
+      if (slowdown > 1) {
+        busy_wait_ns(static_cast<std::int64_t>(static_cast<double>(ns) * (slowdown - 1)));
+        now = monotonic_now_ns();
+        ns = now - sample_start;
+      }
+    }
+    if (sampling_enabled()) {
+      record.samples.push_back(
+          {sample_start - loop_start, ns, iterations, thread_cpu_now_ns() - sample_cpu_start});
+    }
+    // Size the next samples: about target_ns each, growing at most 64x a step
+    // (a first, cold operation is slow).
+    const double per_iteration = static_cast<double>(ns) / static_cast<double>(iterations);
+    const double wanted = static_cast<double>(target_ns) / std::max(per_iteration, 1.0);
+    in_sample =
+        static_cast<std::uint64_t>(std::clamp(wanted, 1.0, static_cast<double>(iterations) * 64));
+    return now;
+  };
   for (; it != end; ++it) {
     if (!workload->run(i)) {
       fail_benchmark(state, cell, workload->error());
       break;
+    }
+    if (extra) [[unlikely]] {
+      debt += shared.extra_work;
+      if (debt >= 1) {
+        debt -= 1;
+        if (!workload->run(i)) {
+          fail_benchmark(state, cell, workload->error());
+          break;
+        }
+      }
     }
     ++i;
     // A relaxed load of a flag that never changes in a normal run: no
@@ -228,15 +290,33 @@ void run_cell(benchmark::State& state, const Cell& cell, const CellSetup& shared
       run_log().abandoned(cell.full_name());
       break;
     }
+    if (--left == 0) [[unlikely]] {
+      const std::int64_t closed = close_sample(in_sample);
+      state.PauseTiming();
+      const Probe probe = contention_probe();
+      if (sampling_enabled()) record.probes.push_back(probe);
+      state.ResumeTiming();
+      left = in_sample;
+      sample_cpu_start = thread_cpu_now_ns();
+      sample_start = monotonic_now_ns();
+      paused_ns += sample_start - closed;
+    }
+  }
+  if (sampled && left != in_sample && !state.error_occurred()) {
+    close_sample(in_sample - left);
+    if (sampling_enabled()) record.probes.push_back(contention_probe());
   }
   const auto stop = Clock::now();
   const AllocStats after = thread_alloc_stats();
-  const double loop_seconds = std::chrono::duration<double>(stop - start).count();
+  const double loop_seconds =
+      std::chrono::duration<double>(stop - start).count() - static_cast<double>(paused_ns) * 1e-9;
   double core_hz = 0;
   if (cell.threads == 1) {
-    core_hz = loop_seconds >= 0.01 ? (hz_before + current_core_hz(9)) / 2 : hz_before;
+    core_hz = loop_seconds >= 0.01 || shared.calibrated
+                  ? (hz_before + current_core_hz(shared.clock_samples)) / 2
+                  : hz_before;
   } else if (state.thread_index() == 0) {  // always, even after an error: others wait
-    core_hz = current_core_hz(9);
+    core_hz = current_core_hz(shared.clock_samples);
     g_clock_after_loop.store(core_hz);
     g_clock_generation.fetch_add(1);
     g_clock_generation.notify_all();
@@ -271,7 +351,7 @@ void run_cell(benchmark::State& state, const Cell& cell, const CellSetup& shared
   // Every rate below is this thread's share over the common wall time;
   // Google Benchmark sums counters over threads, giving the totals.
   using benchmark::Counter;
-  const double wall = std::chrono::duration<double>(stop - start).count();
+  const double wall = loop_seconds;
   const double ops = static_cast<double>(i) * messages;
   state.counters["bytes_per_second"] = Counter(bytes / wall);
   state.counters["items_per_second"] = Counter(ops / wall);
@@ -285,6 +365,12 @@ void run_cell(benchmark::State& state, const Cell& cell, const CellSetup& shared
         Counter(bytes / (core_hz * busy_cores * wall), Counter::kInvert);
   }
   state.counters["core_ghz"] = Counter(core_hz / 1e9, Counter::kAvgThreads);
+  if (sampling_enabled()) {
+    record.iterations = i;
+    record.bytes = bytes;
+    record.messages_per_iteration = messages;
+    record_loop(record);
+  }
   if (allocation_counting_enabled()) {
     state.counters["allocs_per_op"] = Counter(
         static_cast<double>(after.count - before.count) / messages, Counter::kAvgIterations);
@@ -294,6 +380,50 @@ void run_cell(benchmark::State& state, const Cell& cell, const CellSetup& shared
 }
 
 std::vector<std::string> failures() { return failure_log().all(); }
+
+std::int64_t calibrate_iterations(const Cell& cell, const CellSetup& setup, double seconds) {
+  const AesBackend* reference = setup.member->reference_for(cell.mode, cell.key_bytes);
+  if (reference == nullptr) return 1;  // run_cell reports it
+  std::unique_ptr<Workload> workload;
+  try {
+    workload = make_workload(cell, *setup.member->backend, *reference, std::random_device{}());
+  } catch (const std::exception&) {
+    return 1;  // run_cell reports it
+  }
+  if (!workload->run(0)) return 1;  // the first operation warms caches and tables
+  // The fastest of about 8 windows of 0.25 ms: a window the scheduler
+  // interrupted (another task on the core) would size the loop far too short.
+  std::uint64_t i = 1;
+  double best = 0;  // seconds per iteration
+  std::uint64_t chunk = 1;
+  const std::int64_t begin = monotonic_now_ns();
+  while (monotonic_now_ns() - begin < 2'000'000 && i < 10'000'000) {
+    const std::int64_t start = monotonic_now_ns();
+    for (std::uint64_t k = 0; k < chunk; ++k, ++i) {
+      if (!workload->run(i)) return 1;
+    }
+    const double per =
+        static_cast<double>(monotonic_now_ns() - start) * 1e-9 / static_cast<double>(chunk);
+    if (best == 0 || per < best) best = per;
+    chunk = static_cast<std::uint64_t>(
+        std::clamp(250e-6 / std::max(per, 1e-9), 1.0, static_cast<double>(chunk) * 16));
+  }
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(seconds / best + 0.5));
+}
+
+double noise_sensitivity(const Cell& cell) {
+  double base = 1.0;
+  if (cell.mode == Mode::kCbc && (cell.op == Op::kEncrypt || cell.op == Op::kEncryptLog)) {
+    base = 0.05;  // one dependent chain: the AES ports are mostly idle
+  } else if (cell.op == Op::kRoundtrip) {
+    base = 0.5;  // a chain, a parallel decryption and a codec
+  }
+  // FNV-1a: a fixed share per backend (a test-only slower twin shares its original's).
+  const std::string backend = cell.backend.substr(0, cell.backend.find("-slower"));
+  std::uint32_t hash = 2166136261u;
+  for (const char c : backend) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+  return base * (0.7 + 0.3 * static_cast<double>(hash % 1000) / 999.0);
+}
 
 void catch_interrupts(bool on, bool interleaved, double min_time) {
   g_interleaved.store(interleaved);

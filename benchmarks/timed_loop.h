@@ -20,7 +20,24 @@ struct CellSetup {
   int cores;
   bool inject_verify_fault;
   bool inject_tag_fault;  // GCM decrypt: open a message whose tag is wrong
+  // extra_work: a test-only slower copy of a backend (--inject-slower) runs
+  // this fraction of its operations twice (0.03: 3% more work).
+  double extra_work = 0;
+  // clock_samples: 0.25 ms core-clock samples before and after each loop.
+  int clock_samples = 9;
+  // calibrated: the loop's iterations were set beforehand (the paired
+  // design: Google Benchmark does not size each round's run again).
+  bool calibrated = false;
 };
+
+// calibrate_iterations: how many iterations of the cell fill `seconds`,
+// from about 2 ms of them after one to warm up (at least 1).
+std::int64_t calibrate_iterations(const Cell& cell, const CellSetup& setup, double seconds);
+
+// noise_sensitivity: how much the injected neighbour (--inject-noise) slows
+// this cell, as the real one does: a CBC-encryption chain barely (it is
+// latency-bound), throughput-bound code fully, per backend a little apart.
+double noise_sensitivity(const Cell& cell);
 
 // run_cell: the benchmark function of every cell.
 void run_cell(benchmark::State& state, const Cell& cell, const CellSetup& setup);

@@ -11,6 +11,7 @@ zero allocations per operation.
 usage: benchmark_smoke.py BINARY SUITE FILTER
 """
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -52,8 +53,8 @@ def fail(message):
 def main():
     binary, suite, pattern = sys.argv[1:4]
     # The suite's own repetitions (--list-suites does not say; the decision
-    # suite has 10, every other suite 1).
-    expected_repetitions = 10 if suite == "decision" else 1
+    # suite has 40, run as rounds of the paired design, every other suite 1).
+    expected_repetitions = 40 if suite == "decision" else 1
     common = [binary, f"--suite={suite}", f"--benchmark_filter={pattern}"]
     listed = subprocess.run(common + ["--benchmark_list_tests"], capture_output=True,
                             text=True, check=True).stdout.split()
@@ -75,14 +76,27 @@ def main():
         fail(f"context says suite {context['cryptobench_suite']}")
     counting = not context["allocation_counting"].startswith("off")
 
+    rounds = expected_repetitions > 1
+    if rounds and (context.get("design"), context.get("rounds")) != ("rounds",
+                                                                   str(expected_repetitions)):
+        fail(f"context says design {context.get('design')!r}, rounds {context.get('rounds')!r}")
     seen = {}
     for b in doc["benchmarks"]:
         if b.get("run_type") == "aggregate":
             continue  # mean, median, ... of a suite's repetitions
-        seen.setdefault(b["name"], set()).add(b.get("repetition_index", 0))
-        if b.get("repetitions", 1) != expected_repetitions:
-            fail(f"{b['name']}: {b.get('repetitions')} repetitions, expected the suite's "
-                 f"{expected_repetitions}")
+        if rounds:
+            # Round R of a benchmark is its repetition R - 1; Google Benchmark
+            # runs each round once, its iterations fixed beforehand.
+            found = re.fullmatch(r"(.*)/round:([0-9]+)/iterations:[0-9]+(/real_time/threads:[0-9]+)",
+                                 b["name"])
+            if not found or b.get("repetitions", 1) != 1:
+                fail(f"{b['name']}: not a round of the paired design")
+            seen.setdefault(found.group(1) + found.group(3), set()).add(int(found.group(2)) - 1)
+        else:
+            seen.setdefault(b["name"], set()).add(b.get("repetition_index", 0))
+            if b.get("repetitions", 1) != expected_repetitions:
+                fail(f"{b['name']}: {b.get('repetitions')} repetitions, expected the suite's "
+                     f"{expected_repetitions}")
         if b.get("error_occurred"):
             fail(f"{b['name']}: {b.get('error_message')}")
         key_setup = b["name"].startswith("keysetup/")

@@ -27,7 +27,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from . import bounds as hardware_bounds
-from . import costmodel, health, noise, scenarios, sources, stats
+from . import contention, costmodel, health, noise, sampled, scenarios, sources, stats
 from .gbench import ResultsError
 
 HAND_WRITTEN = "cryptobench hand-written"
@@ -154,6 +154,8 @@ class ClassResult:
     p: float = math.nan
     verdict: str = "single"      # decided, noise, not-significant, untested, single
     interval_reaches_one: bool = False  # p < alpha, but the interval reaches 1.00: a tie
+    paired: bool = False         # margin, interval and p from per-round ratios
+    members: dict = field(default_factory=dict)  # backend -> {size: Benchmark}
 
     @property
     def winner(self):
@@ -197,6 +199,25 @@ class Unranked:
 
 def unranked_classes(run):
     """The classes a failure or an interrupt left without a backend's figures, in run order."""
+
+
+def paired_rounds(run, a, b, better, worse, sizes, sc):
+    """Per size, the per-round ratios (> 1 is better's lead) when the run's
+    design measured the two backends side by side in rounds; else None."""
+    if run.context.get("design") != "rounds" or sources.separate(run.context, a, b):
+        return None
+    lists = []
+    for s in sizes:
+        x, y = better[s], worse[s]
+        xs, ys = sc.figures(x), sc.figures(y)
+        if len(xs) != len(x.indices) or len(ys) != len(y.indices):
+            return None
+        ratios = stats.paired_ratios(xs, x.indices, ys, y.indices) if sc.higher_is_better \
+            else stats.paired_ratios(ys, y.indices, xs, x.indices)
+        if len(ratios) < 2:
+            return None
+        lists.append(ratios)
+    return lists
     groups = OrderedDict()
     for b in run.benchmarks.values():
         fixed, dims = class_parts(b)
@@ -265,15 +286,26 @@ def classify(run, floor, alpha=0.05):
         if not libs:
             continue
         r = ClassResult(fixed, dims, sizes, sc, libs, hand)
+        r.members = by_backend
         if len(libs) > 1:
             first, second = by_backend[libs[0][0]], by_backend[libs[1][0]]
+            rounds = paired_rounds(run, libs[0][0], libs[1][0], first, second, sizes, sc)
             pairs = _ratio_pairs(first, second, sizes, sc)
-            r.margin = stats.geometric_mean([stats.median(a) / stats.median(b) for a, b in pairs])
-            r.low, r.high = stats.bootstrap_ratio_ci(pairs)
-            if any(stats.min_achievable_p(len(a), len(b)) >= alpha for a, b in pairs):
+            if rounds is not None:
+                r.paired = True
+                r.margin = stats.geometric_mean([stats.median(x) for x in rounds])
+                r.low, r.high = stats.paired_ratio_ci(rounds)
+                untested = any(stats.min_paired_p(len(x)) >= alpha for x in rounds)
+            else:
+                r.margin = stats.geometric_mean([stats.median(a) / stats.median(b)
+                                                 for a, b in pairs])
+                r.low, r.high = stats.bootstrap_ratio_ci(pairs)
+                untested = any(stats.min_achievable_p(len(a), len(b)) >= alpha for a, b in pairs)
+            if untested:
                 r.verdict = "untested"
             else:
-                r.p = max(stats.mann_whitney(a, b)[1] for a, b in pairs)
+                r.p = (max(stats.sign_test_p(x) for x in rounds) if rounds is not None
+                       else max(stats.mann_whitney(a, b)[1] for a, b in pairs))
                 # A winner needs its margin's interval above 1 too: a p just
                 # under alpha with an interval reaching below 1.00 is no answer.
                 r.interval_reaches_one = r.p < alpha and r.low <= 1
@@ -463,8 +495,9 @@ def sentence_text(sentence, context, floor, long_names=True):
         return (head + f"{winner}{own} and {runner_up} tie: {margin:.2f}x{interval}, not "
                 f"significant ({_p_text(p)}"
                 f"{sentence.disagreement}{apart}){tail}")
+    least = 6 if r.paired else 5  # the sign test's smallest p: 2 / 2^n
     return (head + f"{winner}{own}, {margin:.2f}x{interval} over {runner_up}, untested (too few "
-            f"repetitions: run 5 or more{apart}){tail}")
+            f"repetitions: run {least} or more{apart}){tail}")
 
 
 def workload_text(sentence):
@@ -812,6 +845,8 @@ class MixVerdict:
     baseline: object = None             # the baseline's MixScore, third or further down
     baseline_ratio: tuple = ()          # (ratio, low, high, p) of it over the winner
     baseline_verdict: str = ""
+    paired: bool = False         # margin, interval and p from per-round ratios
+    members: dict = field(default_factory=dict)  # backend -> {size: Benchmark}
 
 
 def _mix_verdict(ratio, floor, alpha):
@@ -976,6 +1011,7 @@ class Answer:
     unranked: list = field(default_factory=list)   # Unranked classes
     unfitted: dict = field(default_factory=dict)   # (op, cipher, aad) -> gaps: no mix verdict
     status: list = field(default_factory=list)     # health.header lines: said first
+    contention: object = None  # contention.Contention, where the run saw it
 
 
 def machine_label(context):
@@ -1026,7 +1062,9 @@ def answer(run, mix_spec="tls-records", alpha=0.05, baseline=None):
     """The answer for one run; `baseline` (default openssl) is the library
     each line sets the winner against."""
     shown_baseline = check_baseline(run, baseline or DEFAULT_BASELINE, baseline is not None)
-    floor = noise.noise_floor(run)
+    # The paired design's margins are ratios within rounds: their floor is
+    # the A/A change of such ratios (noise.paired_floor).
+    floor = noise.paired_floor(run) or noise.noise_floor(run)
     results = classify(run, floor, alpha)
     status = health.header(run)
     if not results:
@@ -1043,7 +1081,8 @@ def answer(run, mix_spec="tls-records", alpha=0.05, baseline=None):
                   fit_list, mix_name, mix,
                   mix_verdicts(run, fit_list, mix, floor, alpha, shown_baseline or ""),
                   shown_baseline or "", baseline or DEFAULT_BASELINE,
-                  list(unranked_classes(run).values()), unfitted, status)
+                  list(unranked_classes(run).values()), unfitted, status,
+                  contention.findings(run, results))
 
 
 def unfitted_lines(a):
@@ -1056,8 +1095,7 @@ def render_console(a):
     """The answer on one screen (at most CONSOLE_LINES lines)."""
     ctx = a.run.context
     lines = a.status + [f"== Which AES library: {a.machine}",
-             f"   {len(a.run.benchmarks)} benchmarks x {a.run.repetitions} repetitions; "
-             f"{a.floor.describe()}", ""]
+             f"   {sampled.size_text(a.run)}; {a.floor.describe()}", ""]
     lines.append(HEADING.format(baseline=a.baseline_asked))
     for s in a.sentences:
         lines.append("  " + sentence_text(s, ctx, a.floor, long_names=False))
@@ -1065,6 +1103,7 @@ def render_console(a):
     if a.unranked:
         lines += ["", "Not ranked (a backend the run asked for has no figures there):"]
         lines += ["  " + line for line in unranked_lines(a.unranked, limit=6)]
+    lines += contention_lines(a, ctx, console=True)
     later = []  # the mix verdict and the crossovers: they answer "which library", so they stay
     if a.mix_verdicts or a.unfitted:
         total = sum(w for _, w in a.mix)
@@ -1092,6 +1131,37 @@ def render_console(a):
     if len(lines) > CONSOLE_LINES - 1:
         lines = lines[:CONSOLE_LINES - 2] + ["  ... (cut to fit one screen)"]
     lines.append("Full table, every backend and the fits: selection.md")
+    return lines
+
+
+def contention_lines(a, ctx, console=False):
+    """What the run's noisy neighbour did (contention.py): its share, each
+    backend's slowdown, and the classes whose winner it changes."""
+    c = a.contention
+    if c is None:
+        return []
+    lines = ["", f"Contention: {100 * c.share:.0f}% of the sampled time ran beside a noisy "
+                 "neighbour (a probe slowed 1.25x or more); the figures above are from the "
+                 "quiet samples."]
+    worst = c.slowdowns if not console or len(c.slowdowns) <= 6 else c.slowdowns[:4] + [None] + \
+        c.slowdowns[-2:]
+    if worst:
+        lines.append("  time per operation under contention (median over each backend's "
+                     "benchmarks): " + ", ".join("..." if x is None else f"{x[0]} {x[1]:.2f}x"
+                                                 for x in worst))
+    if not c.changes:
+        lines.append(f"  the winner holds under contention in all {c.compared} classes ranked "
+                     "both ways")
+        return lines
+    shown = c.changes if not console else c.changes[:2]
+    for change in shown:
+        r = change.result
+        sentence = Sentence(r.fixed, [r], sorted(r.sizes))
+        lines.append(f"  under contention, {workload_text(sentence)}: {change.winner} leads "
+                     f"{r.winner} by {change.lead:.2f}x (quiet: {r.winner})")
+    if len(shown) < len(c.changes):
+        lines.append(f"  ... the winner changes in {len(c.changes)} of {c.compared} classes "
+                     "under contention (selection.md)")
     return lines
 
 
@@ -1128,8 +1198,7 @@ def render_markdown(a):
     ctx = a.run.context
     out = [f"**{line}**" for line in a.status] + ([""] if a.status else [])
     out += [f"# Which AES library: {a.machine}", "", f"Run: `{a.run.path}`; "
-           f"{len(a.run.benchmarks)} benchmarks x {a.run.repetitions} repetitions; "
-           f"{a.floor.describe()}.", "", "## The answer", ""]
+           f"{sampled.size_text(a.run)}; {a.floor.describe()}.", "", "## The answer", ""]
     out += ["- " + sentence_text(s, ctx, a.floor) for s in a.sentences]
     table_notes = caveat_notes(ctx, [(b, [class_params(r)]) for r in a.results
                                      for b, _ in r.ranking])
@@ -1138,6 +1207,10 @@ def render_markdown(a):
     if a.unranked:
         out += ["", "## Not ranked", "", "A backend the run asked for has no figures in these "
                 "workloads:", ""] + ["- " + line for line in unranked_lines(a.unranked)]
+    if a.contention is not None:
+        out += ["", "## Under contention", ""] + [
+            ("- " + line.strip()) if line.startswith("  ") else line
+            for line in contention_lines(a, ctx)[1:]]
     out += ["", "## Every workload class", "",
             _md_row(["workload", "sizes", "threads", "codec", "pool", "libraries, best first",
                      "margin [95%]", "p", "verdict", "hand-written"]),

@@ -54,11 +54,13 @@ MAX_JSON_BYTES = 512 << 20          # the JSON text, decompressed
 # every cryptobench benchmark has; parameters that are counts (smallest).
 NAME_CHARS = re.compile(r"[A-Za-z0-9_.:+/-]+")
 REQUIRED_PARAMS = ("backend", "cipher", "op", "size", "codec", "pool", "key")
-COUNT_PARAMS = {"size": 0, "threads": 1, "messages": 1, "aad": 0}
+COUNT_PARAMS = {"size": 0, "threads": 1, "messages": 1, "aad": 0, "round": 1}
 # Context fields the tools read as text (labels, grouping, bounds, clock).
 CONTEXT_TEXT = ("host_name", "cpu_model", "cpu_flags", "cpu_flags_in_use", "cpu_mask",
                 "aes_limits", "core_clock_ghz", "library_version", "cryptobench_suite")
 
+
+ITERATIONS = re.compile(r"/iterations:[0-9]+(?=/|$)")
 
 # What the binary reports for a repetition Ctrl-C skipped.
 INTERRUPTED = "not run: the run was interrupted"
@@ -84,6 +86,13 @@ class Benchmark:
         self.threads = threads
         self.samples = {m: [] for m in METRICS}  # in repetition order
         self.iterations = []                      # per repetition, all threads
+        self.indices = []                         # per repetition: its index (round - 1)
+        self.run_names = []                       # per repetition: its name in the JSON
+        # sampled.py: the JSON's figures before sampling, and the figures
+        # under contention (with their repetitions' indices).
+        self.raw_samples = None
+        self.contended = {}
+        self.contended_indices = []
         self.interrupted = 0                      # repetitions skipped by Ctrl-C
         self.error = None
 
@@ -102,6 +111,7 @@ class Run:
         self.path = path
         self.context = context
         self.benchmarks = benchmarks  # OrderedDict name -> Benchmark
+        self.sampling = None          # sampled.Sampling, when the run has a record
 
     @property
     def repetitions(self):
@@ -278,8 +288,23 @@ def parse_json(path, text):
         raise ResultsError(f"{path}: not usable JSON ({shown(str(e), 80)})") from None
 
 
-def load_run(path):
-    return run_from_doc(path, parse_json(path, read_text(path)))
+def rounds_of(path, context):
+    """The paired design's round count (context 'rounds')."""
+    value = context.get("rounds")
+    if not isinstance(value, str) or not re.fullmatch(r"[1-9][0-9]{0,3}", value):
+        raise ResultsError(f"{path}: benchmarks name rounds, but the context's 'rounds' is "
+                           f"{shown(repr(value), 40)}, not a count from 1 to 9999")
+    return int(value)
+
+
+def load_run(path, samples=True):
+    """The run in a results file; with `samples`, its figures formed from the
+    per-sample record beside it, where there is one (sampled.py)."""
+    run = run_from_doc(path, parse_json(path, read_text(path)))
+    if samples:
+        from . import sampled  # sampled reads gbench's names: imported late
+        sampled.apply(run)
+    return run
 
 
 def run_from_doc(path, doc):
@@ -306,13 +331,19 @@ def run_from_doc(path, doc):
     # Repetitions in the order they ran (interleaved runs report each
     # benchmark's repetitions together, but say which came first).
     def order(entry):
+        name = entry.get("run_name", entry.get("name"))
+        found = re.search(r"/round:([0-9]{1,6})(?=/|$)", name) if isinstance(name, str) else None
+        if found:
+            return int(found.group(1)) - 1
         index = entry.get("repetition_index", 0)
         return index if isinstance(index, int) else 0
     seen = {}  # run_name -> (repetitions, repetition indices read)
     for entry in sorted(entries, key=order):
         if entry.get("run_type", "iteration") != "iteration":
             continue  # aggregates are recomputed from the samples
-        run_name = entry.get("run_name", entry["name"])
+        # Google Benchmark names a fixed iteration count in the name (the
+        # paired design sets it): its decoration, like /real_time.
+        run_name = ITERATIONS.sub("", entry.get("run_name", entry["name"]))
         try:
             scenario, params = parse_name(run_name)
         except ResultsError as e:
@@ -325,6 +356,12 @@ def run_from_doc(path, doc):
         # ones too; without a number an entry is a run's only repetition.
         index = _whole(entry, "repetition_index", 0, where, default=0)
         repetitions = _whole(entry, "repetitions", 1, where)
+        if "round" in params:
+            # The paired design: round R of a benchmark is its repetition R.
+            round_name = run_name
+            index, repetitions = int(params.pop("round")) - 1, rounds_of(path, doc["context"])
+            run_name = re.sub(r"/round:[0-9]+(?=/|$)", "", run_name)
+            where = f"{path}: benchmark '{round_name}'"
         expected, indices = seen.setdefault(run_name, (repetitions, set()))
         if repetitions != expected:
             raise ResultsError(f"{where}: its entries disagree on repetitions ({expected} and "
@@ -359,6 +396,8 @@ def run_from_doc(path, doc):
                                "no real figure is")
         b.samples["time_ns"].append(time_ns)
         b.iterations.append(_whole(entry, "iterations", 1, where, default=0))
+        b.indices.append(index)
+        b.run_names.append(ITERATIONS.sub("", entry.get("run_name", entry["name"])))
         for metric in METRICS[1:]:
             if metric in entry:
                 b.samples[metric].append(figure(entry, metric, metric in MAY_BE_ZERO, where))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from html import escape
 
 from . import answer as answers
-from . import bounds, compare, pingpong, sources, stats, svg
+from . import bounds, compare, pingpong, sampled, sources, stats, svg
 from .gbench import ResultsError
 
 STYLE = """
@@ -661,6 +661,15 @@ def section_context(run):
     return f"<details><summary>Context</summary><table>{rows}</table></details>"
 
 
+def contention_html(a):
+    """What the noisy neighbour did (answer.contention_lines), as a note."""
+    lines = answers.contention_lines(a, a.run.context)
+    if not lines:
+        return ""
+    items = "".join(f"<li>{escape(line.strip())}</li>" for line in lines[2:])
+    return f"<p class='note'>{escape(lines[1])}</p><ul class='note'>{items}</ul>"
+
+
 def floor_html(floor):
     """The noise floor's description, its figure in bold: every tie depends on it."""
     text = floor.describe()
@@ -696,8 +705,9 @@ def section_machine(m, label, anchor):
     run = m.run
     return "".join([
         f"<section id='{escape(anchor)}'><h2>Which AES library: {escape(label)}</h2>",
-        f"<p class='note'>{escape(run.path)}: {len(run.benchmarks)} benchmarks x {run.repetitions} "
-        f"repetitions.</p><p class='note'>{floor_html(a.floor)}.</p>",
+        f"<p class='note'>{escape(run.path)}: {escape(sampled.size_text(run))}.</p>"
+        f"<p class='note'>{floor_html(a.floor)}.</p>"
+        f"{contention_html(a)}",
         section_decisions(m), section_unranked(m), pingpong.section(m), section_mix(m),
         section_size_time(m),
         section_thread_sweep(m),

@@ -118,3 +118,44 @@ def geometric_mean_ci(ratios, confidence=0.95):
     half = student_t_quantile(0.5 + confidence / 2, len(logs) - 1) * float(np.std(logs, ddof=1)) \
         / math.sqrt(len(logs))
     return math.exp(m), math.exp(m - half), math.exp(m + half)
+
+
+def paired_ratios(num, num_rounds, den, den_rounds):
+    """num[k] / den[k] over the rounds both measured (the paired design: a
+    round measures a class's backends side by side)."""
+    by_round = dict(zip(den_rounds, den))
+    return [x / by_round[r] for x, r in zip(num, num_rounds) if r in by_round and by_round[r] > 0]
+
+
+def min_paired_p(n):
+    """The smallest two-sided p-value the exact sign test gives for n pairs."""
+    return 1.0 if n == 0 else min(1.0, 2 / 2 ** n)
+
+
+def sign_test_p(ratios):
+    """Two-sided exact sign test of the ratios against 1 (pairs at exactly 1
+    left out). A sign, not a rank: a round the probes misjudged (one side
+    contended, the other not) counts once, however far off its ratio is."""
+    above = sum(1 for r in ratios if r > 1)
+    below = sum(1 for r in ratios if r < 1)
+    if above + below == 0:
+        return 1.0  # no pair differs: no evidence either way
+    return float(sps.binomtest(above, above + below, 0.5).pvalue)
+
+
+def paired_ratio_ci(ratio_lists, confidence=0.95):
+    """Percentile bootstrap interval of the geometric mean over sizes of the
+    median per-round ratio; each size's rounds are resampled (a round is a
+    block of time: rounds are a whole pass over the run apart, longer than a
+    noisy neighbour's regime). (NaN, NaN) when a size has fewer than 2 rounds."""
+    if any(len(r) < 2 for r in ratio_lists) or not ratio_lists:
+        return math.nan, math.nan
+    rng = np.random.default_rng(SEED)
+    logs = np.zeros(RESAMPLES)
+    for ratios in ratio_lists:
+        xs = np.asarray(ratios, dtype=float)
+        draws = rng.integers(0, len(xs), size=(RESAMPLES, len(xs)))
+        logs += np.log(np.median(xs[draws], axis=1))
+    geo = np.exp(logs / len(ratio_lists))
+    tail = (1 - confidence) / 2
+    return float(np.quantile(geo, tail)), float(np.quantile(geo, 1 - tail))

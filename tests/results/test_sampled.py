@@ -1,0 +1,212 @@
+"""Tests of the sampled estimator (sampled.py), the paired design's
+statistics and contention as a finding, on the recorded noisy-neighbour
+trace replayed as runs (replay.py), and on hostile sample records.
+
+Run: /usr/bin/python3 -m unittest discover -s tests/results -p 'test_sampled.py'
+"""
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+TOOLS = os.path.join(ROOT, "tools", "results")
+sys.path.insert(0, TOOLS)
+sys.path.insert(0, HERE)
+
+import replay  # noqa: E402
+from cryptobench_results import answer, compare, gbench, noise, sampled, stats  # noqa: E402
+
+CLI = os.path.join(TOOLS, "cryptobench-results")
+FAST = ("fast", 1000, "throughput")
+CHAIN = ("chain", 1500, "chain")
+
+
+def slower(percent):
+    return (f"fast-slower{percent}", 1000 * (1 + percent / 100), "throughput")
+
+
+class ReplayTest(unittest.TestCase):
+    """The estimator on the recorded Zen 4 trace: 74% of it contended."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = tempfile.mkdtemp()
+        cls.path = replay.make_run(cls.folder, [FAST, slower(3), CHAIN])
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.folder)
+
+    def test_floor_and_a_3_percent_difference(self):
+        run = gbench.load_run(self.path)
+        a = answer.answer(run)
+        self.assertLess(a.floor.value, 0.02)
+        ranked = [r for r in a.results if r.winner == "fast"]
+        self.assertTrue(ranked, [r.winner for r in a.results])
+        r = ranked[0]
+        self.assertEqual((r.runner_up, r.verdict), ("fast-slower3", "decided"))
+        self.assertTrue(r.paired)
+        self.assertGreater(r.low, 1.01)
+        self.assertLess(r.high, 1.05)
+        self.assertAlmostEqual(r.margin, 1.03, delta=0.006)
+
+    def test_whole_repetitions_cannot_tell(self):
+        # Today's estimator on the same run: one figure per repetition, both
+        # regimes mixed in; its floor swallows the 3%.
+        run = gbench.load_run(self.path, samples=False)
+        self.assertIsNone(run.sampling)
+        floor = noise.noise_floor(run)
+        self.assertGreater(floor.value, 0.05)
+        r = [r for r in answer.classify(run, floor) if "fast" in (r.winner, r.runner_up)][0]
+        self.assertNotEqual((r.winner, r.runner_up, r.verdict), ("fast", "fast-slower3", "decided"))
+
+    def test_contention_is_a_finding(self):
+        run = gbench.load_run(self.path)
+        a = answer.answer(run)
+        c = a.contention
+        self.assertGreater(c.share, 0.5)
+        slow = {name: value for name, value, _ in c.slowdowns}
+        self.assertGreater(slow["fast"], 1.4)   # throughput-bound: the regimes' 1.45-1.8x
+        self.assertLess(slow["chain"], 1.03)    # the chain does not see them
+        # Quiet, the throughput-bound backend wins; contended, the chain does.
+        self.assertEqual([(x.result.winner, x.winner) for x in c.changes], [("fast", "chain")])
+        text = "\n".join(answer.render_console(a))
+        self.assertIn("under contention", text)
+        self.assertIn("chain leads fast", text)
+
+    def test_quiet_figure_is_the_quiet_level(self):
+        run = gbench.load_run(self.path)
+        b = run.benchmarks["grid/backend:fast/cipher:aes-128-ctr/op:encrypt/size:16384/codec:none/"
+                           "pool:on/key:cached/real_time/threads:1"]
+        ns = stats.median(b.samples["time_ns"])
+        self.assertAlmostEqual(ns, 1000, delta=15)  # the trace's quiet level is its 5th percentile
+        raw = stats.median(b.raw_samples["time_ns"])
+        self.assertGreater(raw, 1200)                # whole loops: mostly contended
+
+
+class ReplayPairsTest(unittest.TestCase):
+    """A/A pairs and planted differences over other stretches of the trace."""
+
+    def test_a_a_pairs_flag_nothing_and_agree(self):
+        folder = tempfile.mkdtemp()
+        try:
+            flagged = 0
+            for k in range(5):
+                a = replay.make_run(folder, [FAST, CHAIN], rounds=40, offset=k * 1000, name=f"a{k}")
+                b = replay.make_run(folder, [FAST, CHAIN], rounds=40, offset=k * 1000 + 500,
+                                    name=f"b{k}")
+                rows, _, _, _ = compare.compare(gbench.load_run(a), gbench.load_run(b))
+                flagged += sum(1 for r in rows if r.verdict in ("better", "worse"))
+                winners = [{r.winner for r in answer.answer(gbench.load_run(p)).results
+                            if r.verdict == "decided"} for p in (a, b)]
+                self.assertEqual(winners[0], winners[1])
+            self.assertEqual(flagged, 0)
+        finally:
+            shutil.rmtree(folder)
+
+    def test_planted_slowdowns_are_found(self):
+        folder = tempfile.mkdtemp()
+        try:
+            found = {3: 0, 5: 0}
+            for k in range(10):
+                for percent in found:
+                    p = replay.make_run(folder, [FAST, slower(percent)], rounds=40,
+                                        offset=k * 2000 + percent, name=f"s{k}-{percent}")
+                    r = answer.answer(gbench.load_run(p)).results[0]
+                    found[percent] += (r.winner, r.verdict) == ("fast", "decided")
+            self.assertGreaterEqual(found[3], 9)
+            self.assertEqual(found[5], 10)
+        finally:
+            shutil.rmtree(folder)
+
+
+class RecordTest(unittest.TestCase):
+    """The record is input like any other: checked, and its absence said."""
+
+    def setUp(self):
+        self.folder = tempfile.mkdtemp()
+        self.path = replay.make_run(self.folder, [FAST, slower(5)], rounds=8)
+        self.record = os.path.join(self.folder, "run.samples.jsonl")
+
+    def tearDown(self):
+        shutil.rmtree(self.folder)
+
+    def rewrite(self, edit):
+        with open(self.record, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        with open(self.record, "w", encoding="utf-8") as f:
+            f.write("\n".join(edit(lines)) + "\n")
+
+    def cli(self, *args):
+        return subprocess.run([sys.executable, CLI, *args], capture_output=True, text=True)
+
+    def test_missing_record_is_said(self):
+        os.remove(self.record)
+        run = gbench.load_run(self.path)
+        self.assertEqual(run.sampling.status, "missing")
+        out = self.cli("select", self.path)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("run.samples.jsonl is missing", out.stdout)
+
+    def test_another_runs_record_is_refused(self):
+        self.rewrite(lambda lines: [lines[0].replace("replay-0", "replay-9")] + lines[1:])
+        out = self.cli("select", self.path)
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("the record of another run", out.stderr)
+        self.assertEqual(len(out.stderr.strip().splitlines()), 1, out.stderr)
+
+    def test_malformed_lines_are_refused(self):
+        for bad in ("{", "[]", '{"name": "x/../y", "samples": [], "probes": []}',
+                    '{"name": "grid/backend:a", "thread": 0, "threads": 1, "iterations": 1, '
+                    '"samples": [[0, -5, 1]], "probes": []}',
+                    '{"name": "grid/backend:a", "thread": 0, "threads": 1, "iterations": 1, '
+                    '"samples": [[0, 5, 1]], "probes": ["x"]}'):
+            self.rewrite(lambda lines: lines[:2] + [bad] + lines[2:])
+            with self.assertRaises(gbench.ResultsError, msg=bad):
+                gbench.load_run(self.path)
+            self.rewrite(lambda lines: lines[:2] + lines[3:])
+
+    def test_record_name_must_stay_beside(self):
+        with open(self.path, encoding="utf-8") as f:
+            doc = json.load(f)
+        doc["context"]["samples_file"] = "../etc/passwd"
+        with open(self.path, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        with self.assertRaisesRegex(gbench.ResultsError, "not a file name beside the results"):
+            gbench.load_run(self.path)
+
+    def test_rounds_are_repetitions(self):
+        run = gbench.load_run(self.path, samples=False)
+        self.assertEqual(run.repetitions, 8)
+        b = next(iter(run.benchmarks.values()))
+        self.assertEqual(b.indices, list(range(8)))
+        self.assertNotIn("round", b.params)
+
+
+class PairedStatsTest(unittest.TestCase):
+    def test_paired_ratios_follow_rounds(self):
+        self.assertEqual(stats.paired_ratios([2, 4, 9], [0, 1, 3], [1, 2, 3], [0, 1, 2]), [2, 2])
+
+    def test_sign_test(self):
+        self.assertEqual(stats.sign_test_p([1, 1, 1]), 1.0)
+        self.assertLess(stats.sign_test_p([1.03] * 4 + [1.02] * 4), 0.01)
+        # A misjudged round counts once, however far off.
+        self.assertLess(stats.sign_test_p([1.03] * 15 + [0.5, 0.6, 0.7]), 0.01)
+        self.assertAlmostEqual(stats.min_paired_p(6), 2 / 64)
+
+    def test_paired_interval(self):
+        low, high = stats.paired_ratio_ci([[1.02, 1.03, 1.04, 1.03, 1.03]])
+        self.assertLessEqual(low, 1.03)
+        self.assertGreaterEqual(high, 1.03)
+        self.assertGreater(low, 1.0)
+        self.assertTrue(all(math.isnan(x) for x in stats.paired_ratio_ci([[1.0]])))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,336 @@
+"""Figures formed from the per-sample record (samples.jsonl beside the JSON).
+
+A shared host's neighbours slow throughput-bound AES by 1.45-1.8x in
+regimes of 0.1-3 s (../shared/noise): one figure per repetition is a draw
+from a two-regime mixture, and its median lands in one mode or the other.
+The benchmark binary (benchmarks/samples.h) times each loop in samples of
+about 0.25 ms and, between two samples and outside the measured time, a
+fixed throughput-bound AES probe. Here:
+
+- The probe's quiet time is the 5th percentile of every probe of the run; a
+  probe over QUIET_LIMIT x that is contended. A sample is quiet when the
+  probes on both sides of it are: it is never classified by the measured
+  code's own time, which would bias the figure toward the fast samples.
+- A repetition's figure is its threads' median quiet sample (per
+  iteration), scaled onto the JSON's counters: every rate is multiplied and
+  every time divided by (median quiet rate / the loop's mean rate), so each
+  figure keeps its JSON meaning and unit. Within a regime the samples are
+  tight, so the median is the regime's level, not a mixture of two.
+- The same over the contended samples gives each benchmark's figure under
+  contention, and the run's contended share is the contended samples' time
+  over all classified samples' time: contention is a finding (answer.py).
+
+A sample during which the thread ran less than RAN of the time was
+preempted by another task on the core: it is left out of both regimes.
+A repetition with fewer than MIN_SAMPLES quiet samples has no quiet figure
+and is left out of every metric of that benchmark (it ran contended
+throughout); its contended figure stands. A benchmark with more threads than
+the run's cores keeps its JSON figures (its samples include time the
+scheduler gave to its other threads), as does every benchmark when the record
+is missing (the run says so)."""
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import gbench, stats
+from .gbench import ResultsError, shown
+
+QUIET_QUANTILE = 5     # percent: the probe's quiet time
+QUIET_LIMIT = 1.25     # the regimes are 1.45-1.8x; a probe's own jitter is a few %
+MIN_SAMPLES = 3        # per thread and repetition, for a median to stand on
+SHORT_SAMPLE = 0.25    # samples under this share of the target are a loop's ramp-up
+RAN = 0.95             # a sample whose thread ran less of its time than this was preempted
+RATES = ("bytes_per_second", "items_per_second", "ops_per_ms")
+TIMES = ("time_ns", "cycles_per_byte")
+FILE_NAME = re.compile(r"[A-Za-z0-9_.-]{1,200}")
+
+
+@dataclass
+class Sampling:
+    """What the record did for a run: the views state it."""
+    file: str
+    status: str = "applied"      # applied, missing
+    probe_quiet_ns: list = field(default_factory=list)  # each probe part's quiet time
+    probes: int = 0
+    quiet_ns: float = 0.0        # classified samples' time, quiet
+    contended_ns: float = 0.0    # and contended
+    preempted_ns: float = 0.0    # samples the scheduler interrupted (left out)
+    benchmarks: int = 0          # benchmarks whose figures come from samples
+    kept_json: list = field(default_factory=list)   # names that kept their JSON figures, and why
+    dropped: int = 0             # repetitions with no quiet figure (contended throughout)
+
+    @property
+    def contended_share(self):
+        total = self.quiet_ns + self.contended_ns
+        return self.contended_ns / total if total > 0 else math.nan
+
+    def describe(self):
+        if self.status == "missing":
+            return (f"the per-sample record {self.file} is missing: figures are whole "
+                    "repetitions, noisy neighbours' regimes included")
+        share = self.contended_share
+        quiet = " and ".join(f"{q:,.0f}" for q in self.probe_quiet_ns)
+        parts = {2: "an AES and a table probe", 3: "an AES, a table and a CLMUL probe"}.get(
+            len(self.probe_quiet_ns), "a probe")
+        text = (f"figures from {self.benchmarks} benchmarks' quiet 0.25 ms samples ({parts} beside "
+                f"each, 1 thread: quiet at {quiet} ns, contended over {QUIET_LIMIT:g}x)")
+        if not math.isnan(share):
+            text += f"; {100 * share:.0f}% of the sampled time ran contended"
+        total = self.quiet_ns + self.contended_ns + self.preempted_ns
+        if total > 0 and self.preempted_ns / total >= 0.01:
+            text += (f", {100 * self.preempted_ns / total:.0f}% was preempted by other tasks "
+                     "(left out)")
+        return text
+
+
+def _record_path(run, name):
+    if not isinstance(name, str) or not FILE_NAME.fullmatch(name) or name in (".", ".."):
+        raise ResultsError(f"{run.path}: context samples_file '{shown(name, 60)}' is not a file "
+                           "name beside the results")
+    folder = os.path.dirname(os.path.abspath(run.path))
+    for candidate in (name, name + ".xz"):
+        path = os.path.join(folder, candidate)
+        if os.path.exists(path):
+            return path
+    return None
+
+
+def _number(value, where, field_name, low=0):
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) \
+            or value < low or value > 1e18:
+        raise ResultsError(f"{where}: {field_name} is {shown(repr(value), 40)}, not a number "
+                           f"from {low}")
+    return value
+
+
+def _table(rows, widths, where, what, low):
+    """A list of equal-length lists of numbers as a float array, checked: every
+    value a finite number from `low` up to 1e18 (JSON's true is not one)."""
+    if not isinstance(rows, list):
+        raise ResultsError(f"{where}: {what} must be a list")
+    if not rows:
+        return np.empty((0, min(widths)))
+    if not all(isinstance(r, list) and len(r) in widths for r in rows) or \
+            len({len(r) for r in rows}) != 1:
+        raise ResultsError(f"{where}: {what}: each must be a list of {' or '.join(map(str, widths))} "
+                           "numbers, all alike")
+    if any(type(x) not in (int, float) for r in rows for x in r):
+        raise ResultsError(f"{where}: {what}: a value is not a number")
+    table = np.asarray(rows, dtype=float)
+    if not np.isfinite(table).all() or (table < low).any() or (table > 1e18).any():
+        raise ResultsError(f"{where}: {what}: a value is out of range (from {low:g} to 1e18)")
+    return table
+
+
+def read_record(path, run_id):
+    """The record's loops: dicts with name, thread, threads, iterations,
+    samples [(start, ns, iterations)], probes [ns], checked."""
+    data = gbench._read_bounded(path)
+    if path.endswith(".xz"):
+        data = gbench._unxz(path, data)
+    try:
+        lines = data.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise ResultsError(f"{path}: not UTF-8 text: not a samples record") from None
+    if not lines:
+        raise ResultsError(f"{path}: empty: not a samples record")
+    loops = []
+    for number, line in enumerate(lines, 1):
+        where = f"{path}: line {number}"
+        try:
+            doc = json.loads(line)
+        except (json.JSONDecodeError, RecursionError, ValueError):
+            raise ResultsError(f"{where}: not a JSON object") from None
+        if not isinstance(doc, dict):
+            raise ResultsError(f"{where}: not a JSON object")
+        if number == 1:
+            if doc.get("cryptobench_samples") != 1:
+                raise ResultsError(f"{where}: not a cryptobench samples record (version 1)")
+            if doc.get("run_id") != run_id:
+                raise ResultsError(f"{path}: its run_id {shown(repr(doc.get('run_id')), 30)} is "
+                                   f"not the run's ({shown(repr(run_id), 30)}): the record of "
+                                   "another run")
+            continue
+        name = doc.get("name")
+        if not isinstance(name, str) or not gbench.NAME_CHARS.fullmatch(name):
+            raise ResultsError(f"{where}: name is not a cryptobench name")
+        samples = _table(doc.get("samples"), (3, 4), where, "samples ([start, ns, iterations, "
+                         "cpu_ns])", 0)
+        if samples.shape[0] and ((samples[:, 1] < 1).any() or (samples[:, 2] < 1).any()):
+            raise ResultsError(f"{where}: a sample of no time or no iterations")
+        probes = _table(doc.get("probes"), tuple(range(1, 9)), where, "probes (their parts' "
+                        "times)", 0)
+        loops.append({"name": name,
+                      "thread": int(_number(doc.get("thread"), where, "thread")),
+                      "threads": int(_number(doc.get("threads"), where, "threads", 1)),
+                      "iterations": int(_number(doc.get("iterations"), where, "iterations")),
+                      "samples": samples, "probes": probes})
+    return loops
+
+
+def _calls(loops):
+    """name -> the timed calls in run order, each a list of its threads' loops."""
+    calls = {}
+    for loop in loops:
+        runs = calls.setdefault(loop["name"], [])
+        if not runs or any(x["thread"] == loop["thread"] for x in runs[-1]) \
+                or len(runs[-1]) >= loop["threads"]:
+            runs.append([])
+        runs[-1].append(loop)
+    return calls
+
+
+def _loop_figures(loop, limit, sampling, target_ns):
+    """(mean ns per iteration, quiet median, contended median) of one thread's loop."""
+    samples, probes = loop["samples"], loop["probes"]
+    if not samples.shape[0]:
+        return None
+    ns, iterations = samples[:, 1], samples[:, 2]
+    per = ns / iterations
+    use = ns >= SHORT_SAMPLE * target_ns
+    if not use.any():
+        use[:] = True
+    if samples.shape[1] == 4:  # another task had the core: no regime's figure
+        preempted = use & (samples[:, 3] < RAN * ns)
+        sampling.preempted_ns += float(ns[preempted].sum())
+        use &= ~preempted
+    if probes.shape[0] != samples.shape[0] + 1 or not len(limit):
+        quiet, contended = use, np.zeros_like(use)  # no probes: nothing to classify by
+    else:
+        calm = (probes <= np.asarray(limit[:probes.shape[1]])).all(axis=1)
+        quiet = use & calm[:-1] & calm[1:]
+        contended = use & ~quiet
+        sampling.quiet_ns += float(ns[quiet].sum())
+        sampling.contended_ns += float(ns[contended].sum())
+    return (float(ns.sum() / iterations.sum()),
+            float(np.median(per[quiet])) if quiet.sum() >= MIN_SAMPLES else None,
+            float(np.median(per[contended])) if contended.sum() >= MIN_SAMPLES else None)
+
+
+def _factor(call, limit, sampling, target_ns):
+    """(quiet, contended) factors: the median rate over the loop's mean rate,
+    summed over threads; None where a thread lacks the samples."""
+    mean_rate = quiet_rate = contended_rate = 0.0
+    quiet_ok = contended_ok = True
+    for loop in call:
+        figures = _loop_figures(loop, limit, sampling, target_ns)
+        if figures is None:
+            return None, None
+        mean, quiet, contended = figures
+        mean_rate += 1 / mean
+        quiet_ok &= quiet is not None
+        contended_ok &= contended is not None
+        quiet_rate += 1 / quiet if quiet else 0
+        contended_rate += 1 / contended if contended else 0
+    return (quiet_rate / mean_rate if quiet_ok else None,
+            contended_rate / mean_rate if contended_ok else None)
+
+
+def _scaled(b, k, factor):
+    out = {}
+    for metric, xs in b.samples.items():
+        if k >= len(xs):
+            continue
+        x = xs[k]
+        out[metric] = x * factor if metric in RATES else (x / factor if metric in TIMES else x)
+    return out
+
+
+def apply(run):
+    """Replaces the run's figures by the sampled ones (module docstring)."""
+    name = run.context.get("samples_file")
+    run.sampling = None
+    if name is None:
+        return
+    path = _record_path(run, name)
+    sampling = run.sampling = Sampling(str(name))
+    if path is None:
+        sampling.status = "missing"
+        return
+    loops = read_record(path, run.context.get("samples_run_id"))
+    calls = _calls(loops)
+    sampling.probes = sum(loop["probes"].shape[0] for loop in loops)
+    # Each thread count has its own quiet level: a benchmark's other threads
+    # share the core's neighbour (an SMT sibling on the host) by design.
+    limits = {}
+    for threads in sorted({loop["threads"] for loop in loops}):
+        tables = [loop["probes"] for loop in loops if loop["threads"] == threads]
+        parts = max((t.shape[1] for t in tables if t.shape[0]), default=0)
+        probes = np.concatenate([t for t in tables if t.shape[0] and t.shape[1] == parts]) \
+            if parts else np.empty((0, 0))
+        quiet = []
+        for part in range(parts):
+            times = probes[:, part][probes[:, part] > 0]
+            quiet.append(float(np.percentile(times, QUIET_QUANTILE)) if times.size else math.inf)
+        if threads == 1 or not sampling.probe_quiet_ns:
+            sampling.probe_quiet_ns = [q for q in quiet if math.isfinite(q)]
+        limits[threads] = [q * QUIET_LIMIT for q in quiet]
+    target_ns = 250e3
+    cores = run.context.get("num_cpus")
+    cores = cores if isinstance(cores, int) and cores > 0 else None
+    for b in run.benchmarks.values():
+        b.raw_samples = {m: list(xs) for m, xs in b.samples.items()}
+        b.contended = {m: [] for m in b.samples}
+        b.contended_indices = []
+        if b.error or not b.run_names:
+            continue
+        if cores is not None and b.threads > cores:
+            sampling.kept_json.append((b.name, f"{b.threads} threads on {cores} cores"))
+            continue
+        cursor = {}
+        factors = []
+        for run_name, iterations in zip(b.run_names, b.iterations):
+            found = None
+            candidates = calls.get(run_name, [])
+            start = cursor.get(run_name, 0)
+            for j in range(start, len(candidates)):
+                total = sum(loop["iterations"] for loop in candidates[j])
+                if iterations in (total, candidates[j][0]["iterations"]):
+                    found, cursor[run_name] = candidates[j], j + 1
+                    break
+            if found is None:
+                break
+            factors.append(_factor(found, limits.get(found[0]["threads"], []), sampling,
+                                   target_ns))
+        if len(factors) != len(b.run_names):
+            sampling.kept_json.append((b.name, "no samples recorded for a repetition"))
+            continue
+        keep = [k for k, (quiet, _) in enumerate(factors) if quiet is not None]
+        sampling.dropped += len(factors) - len(keep)
+        for k, (_, contended) in enumerate(factors):
+            if contended is not None:
+                for metric, x in _scaled(b, k, contended).items():
+                    b.contended[metric].append(x)
+                b.contended_indices.append(b.indices[k])
+        new = {m: [] for m in b.samples}
+        for k in keep:
+            for metric, x in _scaled(b, k, factors[k][0]).items():
+                new[metric].append(x)
+        b.samples = new
+        b.iterations = [b.iterations[k] for k in keep]
+        b.indices = [b.indices[k] for k in keep]
+        b.run_names = [b.run_names[k] for k in keep]
+        if not keep:
+            b.error = "contended throughout: no quiet sample to measure"
+        sampling.benchmarks += 1
+
+
+def size_text(run):
+    """'490 benchmarks x 40 rounds (quiet in 12 of them at the median, at
+    least 3)', or 'N benchmarks x R repetitions'; a missing record said first."""
+    n = len(run.benchmarks)
+    sampling = getattr(run, "sampling", None)
+    rounds = run.context.get("rounds")
+    if sampling is not None and sampling.status == "applied" and isinstance(rounds, str):
+        counts = [len(b.samples.get("time_ns", [])) for b in run.benchmarks.values() if not b.error]
+        if counts:
+            return (f"{n} benchmarks x {rounds} rounds (quiet in {stats.median(counts):g} of them "
+                    f"at the median, at least {min(counts)}); {sampling.describe()}")
+    text = f"{n} benchmarks x {run.repetitions} repetitions"
+    if sampling is not None and sampling.status == "missing":
+        text = f"{sampling.describe()}; {text}"
+    return text
