@@ -199,25 +199,6 @@ class Unranked:
 
 def unranked_classes(run):
     """The classes a failure or an interrupt left without a backend's figures, in run order."""
-
-
-def paired_rounds(run, a, b, better, worse, sizes, sc):
-    """Per size, the per-round ratios (> 1 is better's lead) when the run's
-    design measured the two backends side by side in rounds; else None."""
-    if run.context.get("design") != "rounds" or sources.separate(run.context, a, b):
-        return None
-    lists = []
-    for s in sizes:
-        x, y = better[s], worse[s]
-        xs, ys = sc.figures(x), sc.figures(y)
-        if len(xs) != len(x.indices) or len(ys) != len(y.indices):
-            return None
-        ratios = stats.paired_ratios(xs, x.indices, ys, y.indices) if sc.higher_is_better \
-            else stats.paired_ratios(ys, y.indices, xs, x.indices)
-        if len(ratios) < 2:
-            return None
-        lists.append(ratios)
-    return lists
     groups = OrderedDict()
     for b in run.benchmarks.values():
         fixed, dims = class_parts(b)
@@ -250,6 +231,25 @@ def unranked_lines(unranked, limit=None):
     if limit is not None and len(lines) > limit:
         lines = lines[:limit - 1] + [f"({len(lines) - limit + 1} more in selection.md)"]
     return lines
+
+
+def paired_rounds(run, a, b, better, worse, sizes, sc):
+    """Per size, the per-round ratios (> 1 is better's lead) when the run's
+    design measured the two backends side by side in rounds; else None."""
+    if run.context.get("design") != "rounds" or sources.separate(run.context, a, b):
+        return None
+    lists = []
+    for s in sizes:
+        x, y = better[s], worse[s]
+        xs, ys = sc.figures(x), sc.figures(y)
+        if len(xs) != len(x.indices) or len(ys) != len(y.indices):
+            return None
+        ratios = stats.paired_ratios(xs, x.indices, ys, y.indices) if sc.higher_is_better \
+            else stats.paired_ratios(ys, y.indices, xs, x.indices)
+        if len(ratios) < 2:
+            return None
+        lists.append(ratios)
+    return lists
 
 
 def classify(run, floor, alpha=0.05):

@@ -60,6 +60,8 @@ CONTEXT_TEXT = ("host_name", "cpu_model", "cpu_flags", "cpu_flags_in_use", "cpu_
                 "aes_limits", "core_clock_ghz", "library_version", "cryptobench_suite")
 
 
+# What sampled.py makes of a benchmark none of whose rounds ran quiet.
+CONTENDED = "contended throughout: no quiet round to measure"
 ITERATIONS = re.compile(r"/iterations:[0-9]+(?=/|$)")
 
 # What the binary reports for a repetition Ctrl-C skipped.

@@ -14,7 +14,7 @@ error (gbench.INTERRUPTED for a skipped one).
 """
 from collections import OrderedDict
 
-from .gbench import INTERRUPTED, shown
+from .gbench import CONTENDED, INTERRUPTED, shown
 
 # What the binary (run_context.cc) records when another cryptobench run
 # measured on the machine as this one started.
@@ -27,7 +27,7 @@ def failures(run):
     """[(benchmark, message)]: benchmarks that failed (verification or
     another error), in run order; skipped ones are not failures."""
     return [(b, b.error) for b in run.benchmarks.values()
-            if b.error is not None and b.error != INTERRUPTED]
+            if b.error is not None and b.error not in (INTERRUPTED, CONTENDED)]
 
 
 def missing_reason(b):
@@ -36,6 +36,8 @@ def missing_reason(b):
         return ""
     if b.error == INTERRUPTED:
         return NOT_MEASURED
+    if b.error == CONTENDED:
+        return "contended in every round (no quiet figure)"
     return "failed verification" if "verif" in b.error.lower() or "mismatch" in b.error.lower() \
         else "failed"
 
@@ -77,6 +79,12 @@ def header(run):
         if none:
             text += f", {none} none"
         lines.append(text + "; a workload lacking a backend's figures is not ranked")
+    contended = [b for b in run.benchmarks.values() if b.error == CONTENDED]
+    if contended:
+        backends = _backend_list(b.params.get("backend", "?") for b in contended)
+        lines.append(f"CONTENDED: {len(contended)} benchmark{'s' if len(contended) > 1 else ''} "
+                     f"of {backends} ran beside a noisy neighbour in every round (no quiet "
+                     "figure); workloads lacking them are not ranked: run more rounds")
     lines += path_mismatches(run)
     concurrent = run.context.get(CONCURRENT)
     if isinstance(concurrent, str) and concurrent and concurrent != "none":

@@ -315,7 +315,7 @@ def apply(run):
         b.indices = [b.indices[k] for k in keep]
         b.run_names = [b.run_names[k] for k in keep]
         if not keep:
-            b.error = "contended throughout: no quiet sample to measure"
+            b.error = gbench.CONTENDED
         sampling.benchmarks += 1
 
 
