@@ -22,10 +22,9 @@ void register_cell(const Cell& cell, const CellSetup* setup, std::int64_t iterat
 
 }  // namespace
 
-bool add_slower_twins(std::vector<Planned>& plan, const std::string& backend, int percent,
+void add_slower_twins(std::vector<Planned>& plan, const std::string& backend, int percent,
                       std::deque<CellSetup>& storage) {
   const std::size_t planned = plan.size();
-  bool added = false;
   for (std::size_t k = 0; k < planned; ++k) {
     if (plan[k].cell.backend != backend) continue;
     Cell twin = plan[k].cell;
@@ -33,9 +32,7 @@ bool add_slower_twins(std::vector<Planned>& plan, const std::string& backend, in
     storage.push_back(*plan[k].setup);
     storage.back().extra_work = percent / 100.0;
     plan.push_back({twin, &storage.back()});
-    added = true;
   }
-  return added;
 }
 
 std::size_t register_benchmarks(const std::vector<Planned>& plan, int rounds, double min_time) {

@@ -21,8 +21,8 @@ struct Planned {
 
 // add_slower_twins: for --inject-slower, a test-only copy BACKEND-slowerPCT
 // of each of the backend's planned cells, running PCT% of its operations
-// twice; the copies' setups live in `storage`. False when no cell runs it.
-bool add_slower_twins(std::vector<Planned>& plan, const std::string& backend, int percent,
+// twice; the copies' setups live in `storage`.
+void add_slower_twins(std::vector<Planned>& plan, const std::string& backend, int percent,
                       std::deque<CellSetup>& storage);
 
 // register_benchmarks: registers the plan with Google Benchmark, in `rounds`
