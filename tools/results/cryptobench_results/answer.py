@@ -1062,9 +1062,7 @@ def answer(run, mix_spec="tls-records", alpha=0.05, baseline=None):
     """The answer for one run; `baseline` (default openssl) is the library
     each line sets the winner against."""
     shown_baseline = check_baseline(run, baseline or DEFAULT_BASELINE, baseline is not None)
-    # The paired design's margins are ratios within rounds: their floor is
-    # the A/A change of such ratios (noise.paired_floor).
-    floor = noise.paired_floor(run) or noise.noise_floor(run)
+    floor = noise.noise_floor(run)
     results = classify(run, floor, alpha)
     status = health.header(run)
     if not results:
@@ -1082,7 +1080,7 @@ def answer(run, mix_spec="tls-records", alpha=0.05, baseline=None):
                   mix_verdicts(run, fit_list, mix, floor, alpha, shown_baseline or ""),
                   shown_baseline or "", baseline or DEFAULT_BASELINE,
                   list(unranked_classes(run).values()), unfitted, status,
-                  contention.findings(run, results))
+                  contention.findings(run, results, floor.value))
 
 
 def unfitted_lines(a):
@@ -1150,8 +1148,8 @@ def contention_lines(a, ctx, console=False):
                      "benchmarks): " + ", ".join("..." if x is None else f"{x[0]} {x[1]:.2f}x"
                                                  for x in worst))
     if not c.changes:
-        lines.append(f"  the winner holds under contention in all {c.compared} classes ranked "
-                     "both ways")
+        lines.append(f"  the winner holds under contention (beyond the noise floor) in all "
+                     f"{c.compared} classes ranked both ways")
         return lines
     shown = c.changes if not console else c.changes[:2]
     for change in shown:

@@ -9,7 +9,7 @@ ran contended, one from its contended samples. Here:
   slower); throughput-bound code suffers, a CBC-encryption chain does not;
 - per workload class, the ranking under contention (each library's
   contended figure, as the answer ranks quiet ones), and where its winner
-  is not the quiet winner.
+  is not the quiet winner by more than the run's noise floor.
 """
 import math
 from dataclasses import dataclass, field
@@ -39,8 +39,9 @@ def _median_figure(b, sc, contended):
     return stats.median(xs) * sc.scale if xs else None
 
 
-def findings(run, results):
-    """The run's Contention, or None when it saw none (or has no record)."""
+def findings(run, results, floor=math.nan):
+    """The run's Contention, or None when it saw none (or has no record). A
+    winner changes under contention only by more than the run's noise floor."""
     sampling = getattr(run, "sampling", None)
     if sampling is None or sampling.status != "applied":
         return None
@@ -78,5 +79,7 @@ def findings(run, results):
                 quiet_winner = dict(scores)[r.winner]
                 lead = (scores[0][1] / quiet_winner if r.scenario.higher_is_better
                         else quiet_winner / scores[0][1])
+                if not math.isnan(floor) and lead - 1 <= floor:
+                    continue  # within the noise: not a change
                 out.changes.append(Change(r, scores[0][0], lead))
     return out

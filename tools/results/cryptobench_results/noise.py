@@ -34,7 +34,6 @@ class NoiseFloor:
     repetitions: int
     left_out: list = field(default_factory=list)  # backends whose back-to-back halves were left out
     back_to_back: bool = False  # measured on back-to-back repetitions only (nothing interleaved)
-    paired: bool = False        # over per-round ratios between a class's backends (paired_floor)
 
     @property
     def measured(self):
@@ -44,11 +43,6 @@ class NoiseFloor:
         if not self.measured:
             return (f"noise floor not measured (it needs {MIN_REPETITIONS} or more repetitions; "
                     "this run has fewer)")
-        if self.paired:
-            return (f"noise floor {100 * self.value:.1f}%: the early and late halves of the rounds' "
-                    f"ratios between the backends of a workload differ by less in {QUANTILE}% of "
-                    f"{self.cells} pairs (an A/A comparison inside the run); smaller margins "
-                    "count as ties")
         if self.back_to_back:
             return (f"noise floor {100 * self.value:.1f}%: the early and late halves of each of "
                     f"{self.cells} benchmarks' repetitions differ by less in {QUANTILE}% of them; "
@@ -94,42 +88,6 @@ def noise_floor(run):
         return NoiseFloor(math.nan, 0, run.repetitions)
     return NoiseFloor(stats.percentile(changes, QUANTILE), len(changes), run.repetitions,
                       left_out, only_back_to_back)
-
-
-def paired_floor(run):
-    """The paired design's floor: for every two backends measured in the same
-    rounds of a benchmark (same name but for the backend), the change
-    between the median per-round ratio of the early and of the late half of
-    their common rounds; the QUANTILE-th percentile over all such pairs.
-    What moves both sides of a round alike (the clock, a neighbour's regime
-    the probes missed) cancels in a ratio, as it does in the answer's
-    margins. None when the run is not of the paired design."""
-    if run.context.get("design") != "rounds":
-        return None
-    classes = {}
-    for b in run.benchmarks.values():
-        backend = b.params.get("backend", "")
-        if b.error or sources.interleaved(run.context, backend) is False:
-            continue
-        key = b.name.replace(f"/backend:{backend}/", "/", 1)
-        classes.setdefault(key, []).append(b)
-    changes = []
-    for members in classes.values():
-        for i, x in enumerate(members):
-            sc = scenarios.of(x)
-            xs = dict(zip(x.indices, sc.figures(x)))
-            for y in members[i + 1:]:
-                ys = dict(zip(y.indices, sc.figures(y)))
-                common = sorted(set(xs) & set(ys))
-                if len(common) < MIN_REPETITIONS:
-                    continue
-                ratios = [xs[k] / ys[k] for k in common]
-                half = len(ratios) // 2
-                changes.append(abs(stats.median(ratios[-half:]) / stats.median(ratios[:half]) - 1))
-    if not changes:
-        return NoiseFloor(math.nan, 0, run.repetitions, paired=True)
-    return NoiseFloor(stats.percentile(changes, QUANTILE), len(changes), run.repetitions,
-                      paired=True)
 
 
 def combined(*floors):
