@@ -96,11 +96,11 @@ std::vector<Cell> quick(const std::vector<std::string>& backends, int cores) {
 }
 
 // decision: the default suite, the cells that separate libraries, sized for
-// an answer with significance in about a minute and a half on 2 cores (10
-// repetitions of 15 ms, interleaved: this VM's noise changes over seconds,
-// and longer loops did not lower it (0.1 s repetitions were no steadier than
-// 0.03 s), so more short repetitions spread over the run sample it better,
-// and their halves give the noise floor at five repetitions a side).
+// an answer with significance in about two and a half minutes on 2 cores: 40
+// rounds of 4 ms (schedule.h). A neighbour's regimes last 0.1-3 s, so short
+// rounds, each with its quiet samples, find quiet spells that longer loops
+// straddle; 40 of them leave about 12 quiet rounds a benchmark where 80% of
+// the time ran contended, enough for the sign test and the floor's halves.
 // AES-128-CBC encryption (a chain) and decryption
 // (parallel) over a size ladder of 16 B to 16 KiB, from which the tools fit
 // each backend's cost per call and per byte; the same at 16 KiB with 2
