@@ -181,6 +181,32 @@ class RecordTest(unittest.TestCase):
         with self.assertRaisesRegex(gbench.ResultsError, "not a file name beside the results"):
             gbench.load_run(self.path)
 
+    def test_a_backend_never_quiet_keeps_its_workload_whole(self):
+        # fast-slower5's probes all read contended: its workload is ranked from
+        # every backend's whole loops (contention included), and said so.
+        def contend(lines):
+            out = lines[:1]
+            for line in lines[1:]:
+                loop = json.loads(line)
+                if "backend:fast-slower5/" in loop["name"]:
+                    loop["probes"] = [[p[0] * 3] for p in loop["probes"]]
+                out.append(json.dumps(loop))
+            return out
+        self.rewrite(contend)
+        run = gbench.load_run(self.path)
+        self.assertEqual([run.benchmarks[n].params["backend"] for n in run.sampling.never_quiet],
+                         ["fast-slower5"])
+        for b in run.benchmarks.values():
+            self.assertTrue(b.contention_included, b.name)
+            self.assertIsNone(b.error)
+            self.assertEqual(b.samples["time_ns"], b.raw_samples["time_ns"])
+        r = answer.answer(run).results[0]
+        self.assertEqual({r.winner, r.runner_up}, {"fast", "fast-slower5"})
+        out = self.cli("select", self.path)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertTrue(out.stdout.startswith("CONTENDED: 1 benchmark of fast-slower5 ran beside a "
+                                              "noisy neighbour in every round"), out.stdout[:300])
+
     def test_rounds_are_repetitions(self):
         run = gbench.load_run(self.path, samples=False)
         self.assertEqual(run.repetitions, 8)

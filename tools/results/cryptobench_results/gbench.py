@@ -60,8 +60,6 @@ CONTEXT_TEXT = ("host_name", "cpu_model", "cpu_flags", "cpu_flags_in_use", "cpu_
                 "aes_limits", "core_clock_ghz", "library_version", "cryptobench_suite")
 
 
-# What sampled.py makes of a benchmark none of whose rounds ran quiet.
-CONTENDED = "contended throughout: no quiet round to measure"
 ITERATIONS = re.compile(r"/iterations:[0-9]+(?=/|$)")
 
 # What the binary reports for a repetition Ctrl-C skipped.
@@ -95,6 +93,7 @@ class Benchmark:
         self.raw_samples = None
         self.contended = {}
         self.contended_indices = []
+        self.contention_included = False          # its workload had no quiet figure somewhere
         self.interrupted = 0                      # repetitions skipped by Ctrl-C
         self.error = None
 

@@ -12,9 +12,10 @@ A backend was asked for in a class when the run has an entry of it there:
 the binary reports every selected benchmark, a failed or skipped one as an
 error (gbench.INTERRUPTED for a skipped one).
 """
+import re
 from collections import OrderedDict
 
-from .gbench import CONTENDED, INTERRUPTED, shown
+from .gbench import INTERRUPTED, shown
 
 # What the binary (run_context.cc) records when another cryptobench run
 # measured on the machine as this one started.
@@ -27,7 +28,7 @@ def failures(run):
     """[(benchmark, message)]: benchmarks that failed (verification or
     another error), in run order; skipped ones are not failures."""
     return [(b, b.error) for b in run.benchmarks.values()
-            if b.error is not None and b.error not in (INTERRUPTED, CONTENDED)]
+            if b.error is not None and b.error != INTERRUPTED]
 
 
 def missing_reason(b):
@@ -36,8 +37,6 @@ def missing_reason(b):
         return ""
     if b.error == INTERRUPTED:
         return NOT_MEASURED
-    if b.error == CONTENDED:
-        return "contended in every round (no quiet figure)"
     return "failed verification" if "verif" in b.error.lower() or "mismatch" in b.error.lower() \
         else "failed"
 
@@ -79,12 +78,16 @@ def header(run):
         if none:
             text += f", {none} none"
         lines.append(text + "; a workload lacking a backend's figures is not ranked")
-    contended = [b for b in run.benchmarks.values() if b.error == CONTENDED]
-    if contended:
-        backends = _backend_list(b.params.get("backend", "?") for b in contended)
-        lines.append(f"CONTENDED: {len(contended)} benchmark{'s' if len(contended) > 1 else ''} "
-                     f"of {backends} ran beside a noisy neighbour in every round (no quiet "
-                     "figure); workloads lacking them are not ranked: run more rounds")
+    mixed = [b for b in run.benchmarks.values() if b.contention_included]
+    if mixed:
+        never = run.sampling.never_quiet
+        lacking = _backend_list(run.benchmarks[n].params.get("backend", "?") for n in never)
+        workloads = len({re.sub(r"(^|/)backend:[^/]*", "", b.name) for b in mixed})
+        lines.append(f"CONTENDED: {len(never)} benchmark{'s' if len(never) > 1 else ''} of "
+                     f"{lacking} ran beside a noisy neighbour in every round: in "
+                     f"{'those' if workloads > 1 else 'that'} {workloads} "
+                     f"workload{'s' if workloads > 1 else ''}, every backend's figure includes "
+                     "the neighbour's time (whole loops); run more rounds for quiet figures")
     lines += path_mismatches(run)
     concurrent = run.context.get(CONCURRENT)
     if isinstance(concurrent, str) and concurrent and concurrent != "none":

@@ -24,7 +24,9 @@ A sample during which the thread ran less than RAN of the time was
 preempted by another task on the core: it is left out of both regimes.
 A repetition with fewer than MIN_SAMPLES quiet samples has no quiet figure
 and is left out of every metric of that benchmark (it ran contended
-throughout); its contended figure stands. A benchmark with more threads than
+throughout); its contended figure stands. Where a benchmark has no quiet
+repetition at all, every backend of its workload keeps its JSON figures
+(whole loops, contention included), and the views say so. A benchmark with more threads than
 the run's cores keeps its JSON figures (its samples include time the
 scheduler gave to its other threads), as does every benchmark when the record
 is missing (the run says so)."""
@@ -61,6 +63,8 @@ class Sampling:
     preempted_ns: float = 0.0    # samples the scheduler interrupted (left out)
     benchmarks: int = 0          # benchmarks whose figures come from samples
     kept_json: list = field(default_factory=list)   # names that kept their JSON figures, and why
+    whole_loops: list = field(default_factory=list)  # names whose workload lacked a quiet figure
+    never_quiet: list = field(default_factory=list)  # names with no quiet repetition
     dropped: int = 0             # repetitions with no quiet figure (contended throughout)
 
     @property
@@ -272,6 +276,7 @@ def apply(run):
     target_ns = 250e3
     cores = run.context.get("num_cpus")
     cores = cores if isinstance(cores, int) and cores > 0 else None
+    quiet = {}  # name -> (its quiet figures, the rounds that have them)
     for b in run.benchmarks.values():
         b.raw_samples = {m: list(xs) for m, xs in b.samples.items()}
         b.contended = {m: [] for m in b.samples}
@@ -300,7 +305,6 @@ def apply(run):
             sampling.kept_json.append((b.name, "no samples recorded for a repetition"))
             continue
         keep = [k for k, (quiet, _) in enumerate(factors) if quiet is not None]
-        sampling.dropped += len(factors) - len(keep)
         for k, (_, contended) in enumerate(factors):
             if contended is not None:
                 for metric, x in _scaled(b, k, contended).items():
@@ -310,13 +314,29 @@ def apply(run):
         for k in keep:
             for metric, x in _scaled(b, k, factors[k][0]).items():
                 new[metric].append(x)
+        quiet[b.name] = (new, keep)
+    # A workload one of whose backends never ran quiet keeps every backend's
+    # whole-loop figures, contention included: a quiet figure beside a
+    # contended one would rank the neighbour, and no figure would rank nothing.
+    sampling.never_quiet = [name for name, (_, keep) in quiet.items() if not keep]
+    lacking = {_workload(name) for name in sampling.never_quiet}
+    for name, (new, keep) in quiet.items():
+        b = run.benchmarks[name]
+        if _workload(name) in lacking:
+            b.contention_included = True
+            sampling.whole_loops.append(name)
+            continue
+        sampling.dropped += len(b.run_names) - len(keep)
         b.samples = new
         b.iterations = [b.iterations[k] for k in keep]
         b.indices = [b.indices[k] for k in keep]
         b.run_names = [b.run_names[k] for k in keep]
-        if not keep:
-            b.error = gbench.CONTENDED
         sampling.benchmarks += 1
+
+
+def _workload(name):
+    """A benchmark's name without its backend: the figures a ranking compares."""
+    return re.sub(r"(^|/)backend:[^/]*", "", name)
 
 
 def size_text(run):
