@@ -18,6 +18,8 @@
 #include "benchmarks/output_file.h"
 #include "kernels/cpu_features.h"
 #include "kernels/registry.h"
+#include "plugin/plugin_backend.h"
+#include "plugin/self_check.h"
 
 namespace cryptobench::bench {
 namespace {
@@ -58,6 +60,9 @@ constexpr const char* kUsage =
     "  --suite=NAME      which slice of the grid to run (default: decision; --list-suites)\n"
     "  --backends=LIST   comma-separated backends (default: every usable one)\n"
     "  --list-backends   show the backends compiled in, their versions and code paths\n"
+    "  --plugin=PATH.so  also run this plugin as a backend (repeatable; also\n"
+    "                    $CRYPTOBENCH_PLUGINS, ':'-separated): it must pass its\n"
+    "                    self-check first (docs/plugins.md)\n"
     "  --list-suites     show the suites and how many benchmarks each registers here\n"
     "  --cpuprofile=FILE write a pprof CPU profile of the benchmarks run (gperftools;\n"
     "                    read it with: google-pprof --text BINARY FILE)\n"
@@ -153,6 +158,9 @@ Options parse_options(int argc, char** argv) {
       o.suite = value;
     } else if (take_value(argc, argv, i, "--backends", &value)) {
       o.backends = split_commas(value);
+    } else if (take_value(argc, argv, i, "--plugin", &value)) {
+      if (value.empty()) usage_error("--plugin takes the path of a plugin's shared library");
+      o.plugins.push_back(value);
     } else if (arg == "--list-backends") {
       o.list_backends = true;
     } else if (arg == "--list-suites") {
@@ -204,6 +212,17 @@ Options parse_options(int argc, char** argv) {
   }
   if (find_suite(o.suite) == nullptr) {
     usage_error("unknown suite '" + o.suite + "'; valid suites: " + suite_names());
+  }
+  if (const char* env = std::getenv("CRYPTOBENCH_PLUGINS"); env != nullptr) {
+    std::string list = env;
+    std::replace(list.begin(), list.end(), ':', ',');
+    for (const std::string& path : split_commas(list)) o.plugins.push_back(path);
+  }
+  // Before the backends are looked up: a plugin is one of them.
+  try {
+    plugin::add_plugins(o.plugins);
+  } catch (const plugin::PluginError& e) {
+    usage_error(e.what());
   }
   for (const std::string& name : o.backends) {
     if (name.empty()) usage_error("--backends has an empty name");

@@ -20,6 +20,9 @@ namespace cryptobench::bench {
 struct Options {
   std::string suite = "decision";
   std::vector<std::string> backends;
+  // plugins: shared libraries to run as backends (--plugin, repeatable, and
+  // $CRYPTOBENCH_PLUGINS, ':'-separated), loaded once they pass their self-check.
+  std::vector<std::string> plugins;
   bool list_backends = false;
   bool list_suites = false;
   bool inject_verify_fault = false;  // --inject-fault=verify: for the tests of verification

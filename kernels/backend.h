@@ -3,6 +3,7 @@
 // as structured facts for tools.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,8 +38,14 @@ struct BackendInfo {
   std::vector<Mode> modes = {Mode::kEcb, Mode::kCbc};  // the modes it offers
   std::string not_offered = {};  // why a mode it lacks is missing ("" when none is)
   CodecSource codec_source = CodecSource::kLibrary;
+  // key_sizes: the AES key lengths (bytes) it takes in every mode it offers
+  // (GCM's GcmLimits may take fewer); a plugin may claim fewer than all three.
+  std::vector<std::size_t> key_sizes = {16, 24, 32};
 
   bool offers(Mode mode) const;
+  bool takes_key(std::size_t key_bytes) const;
+  // key_sizes_text: "128/192/256-bit keys".
+  std::string key_sizes_text() const;
 };
 
 // AesBackend: thread-safe; ciphers it makes are per-thread.
@@ -63,15 +70,20 @@ class AesBackend {
 };
 
 // BackendEntry: one line of the registry. A backend is compiled in when its
-// entry is linked; it is usable when unusable_reason() returns "".
+// entry is linked, or registered at run time (a plugin, register_backend); it
+// is usable when unusable_reason() returns "".
 struct BackendEntry {
   const char* name;
   const char* summary;
-  std::string (*unusable_reason)();
-  std::unique_ptr<AesBackend> (*open)();
+  std::function<std::string()> unusable_reason;
+  std::function<std::unique_ptr<AesBackend>()> open;
   // library: whose code it runs ("OpenSSL", "cryptobench" for the
   // hand-written ones): a backend is verified against another library's.
   const char* library;
+  // plugin: the shared library it was loaded from; "" when compiled in.
+  std::string plugin = {};
+  std::string plugin_sha256 = {};
+  std::string plugin_check = {};  // what its self-check ran
 };
 
 }  // namespace cryptobench

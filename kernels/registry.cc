@@ -13,9 +13,9 @@ namespace cryptobench {
 namespace cryptobench {
 namespace {
 
-const std::vector<const BackendEntry*>& entries() {
+std::vector<const BackendEntry*>& entries() {
 #define CRYPTOBENCH_BACKEND(id) &id##_backend_entry(),
-  static const std::vector<const BackendEntry*> list = {
+  static std::vector<const BackendEntry*> list = {
 #include "backend_list.inc"
   };
 #undef CRYPTOBENCH_BACKEND
@@ -30,7 +30,28 @@ bool BackendInfo::offers(Mode mode) const {
   return std::find(modes.begin(), modes.end(), mode) != modes.end();
 }
 
+bool BackendInfo::takes_key(std::size_t key_bytes) const {
+  return std::find(key_sizes.begin(), key_sizes.end(), key_bytes) != key_sizes.end();
+}
+
+std::string BackendInfo::key_sizes_text() const {
+  std::string out;
+  for (const std::size_t k : key_sizes) {
+    if (!out.empty()) out += '/';
+    out += std::to_string(k * 8);
+  }
+  out += "-bit keys";
+  return out;
+}
+
 std::span<const BackendEntry* const> compiled_backends() { return entries(); }
+
+void register_backend(const BackendEntry* entry) {
+  if (find_backend(entry->name) != nullptr) {
+    throw BackendError("a backend named '" + std::string(entry->name) + "' is already there");
+  }
+  entries().push_back(entry);
+}
 
 const BackendEntry* find_backend(std::string_view name) {
   for (const BackendEntry* entry : entries()) {
@@ -94,7 +115,7 @@ std::string reference_backend_name(std::string_view name) {
 
 bool offers_key(const AesBackend& backend, Mode mode, std::size_t key_bytes) {
   if (key_bytes != 16 && key_bytes != 24 && key_bytes != 32) return false;
-  if (!backend.info().offers(mode)) return false;
+  if (!backend.info().offers(mode) || !backend.info().takes_key(key_bytes)) return false;
   if (mode == Mode::kCtr) return backend.make_ctr() != nullptr;
   if (mode == Mode::kGcm) {
     const std::unique_ptr<AesGcm> gcm = backend.make_gcm();
@@ -151,7 +172,7 @@ std::string counter_mode_reference_name(std::string_view name, Mode mode, std::s
 }
 
 bool BackendSet::Member::offers(Mode mode, std::size_t key_bytes) const {
-  if (is_block_mode(mode)) return info.offers(mode);
+  if (is_block_mode(mode)) return info.offers(mode) && info.takes_key(key_bytes);
   return std::any_of(counter_references.begin(), counter_references.end(),
                      [&](const auto& r) { return r.mode == mode && r.key_bytes == key_bytes; });
 }
@@ -273,6 +294,13 @@ std::vector<std::pair<std::string, std::string>> BackendSet::context() const {
     }
     out.emplace_back(key + "batch_lanes", std::to_string(info.batch_lanes));
     out.emplace_back(key + "modes", mode_names(info.modes));
+    if (const BackendEntry* entry = find_backend(m.name);
+        entry != nullptr && !entry->plugin.empty()) {
+      out.emplace_back(key + "plugin", entry->plugin);
+      out.emplace_back(key + "plugin_sha256", entry->plugin_sha256);
+      out.emplace_back(key + "plugin_self_check", entry->plugin_check);
+      out.emplace_back(key + "key_sizes", info.key_sizes_text());
+    }
     if (!info.not_offered.empty()) out.emplace_back(key + "not_offered", info.not_offered);
     out.emplace_back(key + "verified_against",
                      m.reference_name != m.name

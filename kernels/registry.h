@@ -24,6 +24,12 @@ class BackendError : public std::runtime_error {
 // compiled_backends: every backend linked in, in registry order.
 std::span<const BackendEntry* const> compiled_backends();
 
+// register_backend: adds a backend found at run time (a plugin) after the
+// compiled-in ones; `entry` must outlive the process's use of the registry.
+// Call it before anything else asks the registry (the reference and KDF
+// choices are made once). Throws BackendError when the name is taken.
+void register_backend(const BackendEntry* entry);
+
 // find_backend: nullptr when `name` is not compiled in.
 const BackendEntry* find_backend(std::string_view name);
 
