@@ -5,7 +5,8 @@ tools/run-pingpong builds the programs and calls this; tests call it with a
 build folder of their own. For each repetition, in an order shuffled anew
 (interleaved, so that the machine's drift spreads over every cell alike), it
 runs every cell: the C++ server and client plain, sealed with AES-128-GCM by
-each chosen cryptobench backend, and the Go and Java peers plain and sealed;
+each chosen cryptobench backend, and the Go, Java and Scala peers plain and
+sealed;
 and C++ plain on one connection (--unloaded-pings), the unloaded loopback
 round trip that the crypto per ping is set against.
 Each cell is one server and one client process on a free port: the server
@@ -41,9 +42,10 @@ the arguments so (CRYPTOBENCH_PINGPONG_CHECK_ONLY=1) before it installs or
 builds anything.
 
 The Go and Java peers are the toolchains tools/run-peers uses
-(tools/toolchains.py: CRYPTOBENCH_GO, CRYPTOBENCH_JAVA_HOME, Java 17), and
-are named from the version their programs report (--version): go-1.19,
-java-17.
+(tools/toolchains.py: CRYPTOBENCH_GO, CRYPTOBENCH_JAVA_HOME, Java 17), the
+Scala peer Debian's scalac (CRYPTOBENCH_SCALAC) run on that Java 17; each is
+named from the version its programs report (--version): go-1.19, java-17,
+scala-2.11.
 
 Writes, in RUNS_DIR/<UTC time>-pingpong/:
   benchmark.json    Google Benchmark-format JSON (every repetition; names
@@ -230,8 +232,8 @@ class Peer:
     """One implementation of the protocol: how to start its server and client."""
 
     def __init__(self, name, label, server, client, backends=None, why_not=""):
-        self.name = name          # cpp-epoll, go-1.19, java-17 (from the runtime's version)
-        self.label = label        # C++, Go, Java
+        self.name = name          # cpp-epoll, go-1.19, java-17, scala-2.11 (runtime's version)
+        self.label = label        # C++, Go, Java, Scala
         self.server = server      # argv prefix
         self.client = client
         self.backends = backends  # C++: chooses the AES backend (--backend=)
@@ -241,7 +243,8 @@ class Peer:
 
     @property
     def impl(self):
-        """What its programs write as "impl": cpp-epoll, go-1.19.8, java-17.0.15."""
+        """What its programs write as "impl": cpp-epoll, go-1.19.8, java-17.0.15,
+        scala-2.11.12."""
         if self.backends is not None:
             return self.name
         return f"{self.label.lower()}-" + (self.version[2:] if self.label == "Go" else self.version)
@@ -283,7 +286,7 @@ def query(argv, what, timeout=None, when_late="did not answer within {} s", said
 
 def _name_from_version(peer, language, argv):
     """Names the peer from the version its program reports (go-1.19,
-    java-17); a program that cannot say is skipped, saying why."""
+    java-17, scala-2.11); a program that cannot say is skipped, saying why."""
     try:
         peer.version = query(argv + ["--version"], f"the {peer.label} client").strip()
     except RunError as e:
@@ -296,8 +299,8 @@ def _name_from_version(peer, language, argv):
         peer.name = name
 
 
-def find_peers(build_dir, wanted=("go", "java")):
-    """The C++ programs (required) and the Go and Java peers (each skipped,
+def find_peers(build_dir, wanted=("go", "java", "scala")):
+    """The C++ programs (required) and the Go, Java and Scala peers (each skipped,
     with the reason, when not wanted, when its toolchain is missing or when
     it was not built); the peers' names come from their runtimes' versions."""
     folder = os.path.join(build_dir, "pingpong")
@@ -317,7 +320,9 @@ def find_peers(build_dir, wanted=("go", "java")):
     go = Peer("go", "Go", [go_server], [go_client])
     classes = os.path.join(folder, "java-classes")
     java = Peer("java", "Java", [], [])
-    for peer, language in ((go, "go"), (java, "java")):
+    scala_classes = os.path.join(folder, "scala-classes")
+    scala = Peer("scala", "Scala", [], [])
+    for peer, language in ((go, "go"), (java, "java"), (scala, "scala")):
         if language not in wanted:
             peer.why_not = "skipped: not asked for (--peers)"
             continue
@@ -327,11 +332,21 @@ def find_peers(build_dir, wanted=("go", "java")):
                 built = os.access(go_server, os.X_OK) and os.access(go_client, os.X_OK)
                 if not built:
                     toolchains.find_go()  # Missing says why; else it was left out of the build
-            else:
+            elif language == "java":
                 built = os.path.exists(os.path.join(classes, "built.stamp"))
                 java_bin = toolchains.find_jdk()[0]  # the runtime run-peers uses, Java 17
                 peer.server = [java_bin, "-cp", classes, "PingPongServer"]
                 peer.client = [java_bin, "-cp", classes, "PingPongClient"]
+            else:
+                # The build copies the Scala library beside the classes: the
+                # JVM runs them as it runs the Java peer's (no `scala` script).
+                built = os.path.exists(os.path.join(scala_classes, "built.stamp"))
+                if not built:
+                    toolchains.find_scala()  # Missing says why; else it was left out of the build
+                java_bin = toolchains.find_jdk()[0]
+                path = scala_classes + os.pathsep + os.path.join(scala_classes, "scala-library.jar")
+                peer.server = [java_bin, "-cp", path, "PingPongServer"]
+                peer.client = [java_bin, "-cp", path, "PingPongClient"]
         except toolchains.Missing as e:
             peer.why_not = f"skipped: {e}"
             continue
@@ -341,7 +356,7 @@ def find_peers(build_dir, wanted=("go", "java")):
                             f"--target pingpong-{language})")
             continue
         _name_from_version(peer, language, peer.client)
-    return cpp, go, java
+    return cpp, go, java, scala
 
 
 def list_backends(cpp):
@@ -616,7 +631,8 @@ def git_commit(source_dir):
 
 
 def make_context(args, peers, registry, cells, results, skipped, interop_lines, seed):
-    cpp, go, java = peers
+    cpp, go, java = peers[:3]
+    scala = peers[3] if len(peers) > 3 else None
     first = {c.peer.name: results[c][0] for c in cells if results[c]}
     if go.name in first:
         f = first[go.name]
@@ -625,6 +641,11 @@ def make_context(args, peers, registry, cells, results, skipped, interop_lines, 
     if java.name in first:
         java.library = (f"OpenJDK {first[java.name]['impl'][5:]}: java.net, javax.crypto, "
                         "default JVM flags")
+    if scala is not None and scala.name in first:
+        f = first[scala.name]
+        scala.library = (f"Scala {f['impl'][6:]} on OpenJDK {f.get('java_version', '?')}: "
+                         "java.net, a Future per connection on the global ExecutionContext "
+                         "(blocking), javax.crypto, default JVM flags")
     ctx = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "host_name": socket.gethostname(),
@@ -650,7 +671,8 @@ def make_context(args, peers, registry, cells, results, skipped, interop_lines, 
         "pingpong.figures": "real_time: wall time / pings (the seed's figure); rtt_*: each "
                             "ping's round trip in the client; server_peak_rss_kib: the server's "
                             "VmHWM as it ends; cpu: each program's own CPU time over the pings "
-                            "(C++ and Go getrusage, Java its process CPU time, from just before "
+                            "(C++ and Go getrusage, Java and Scala their process CPU time, from "
+                            "just before "
                             "its first connect or accept to after its last pong); "
                             "server_peak_anon_kib: the largest RssAnon polled every "
                             f"{int(POLL_SECONDS * 1000)} ms; crypto_ns_per_ping: both sides' "
@@ -663,7 +685,7 @@ def make_context(args, peers, registry, cells, results, skipped, interop_lines, 
         ctx["pingpong.interop"] = f"{len(interop_lines)} cross-language pairs passed"
     ctx[f"backend.{cpp.name}.library"] = cpp.library
     ctx[f"backend.{cpp.name}.code_path"] = "no AES (plain)"
-    for peer in (go, java):
+    for peer in peers[1:]:
         if peer.name not in first:
             continue
         ctx[f"backend.{peer.name}.library"] = peer.library
@@ -752,7 +774,8 @@ def parse_args(argv):
     p.add_argument("--backends", default="all",
                    help="C++ AES backends for the sealed cells: all (every one that can run here), "
                         "none, or a comma-separated list")
-    p.add_argument("--peers", default="go,java", help="go,java (default), go, java or none")
+    p.add_argument("--peers", default="go,java,scala",
+                   help="go,java,scala (default), any of them, or none")
     p.add_argument("--no-plain", action="store_true", help="sealed cells only")
     p.add_argument("--no-interop", action="store_true",
                    help="skip the cross-language check (each client against each server)")
@@ -776,9 +799,9 @@ def parse_args(argv):
     if args.connections == 1 or args.no_plain:
         args.unloaded_pings = 0  # the main cells are unloaded already, or plain is not wanted
     peers = [] if args.peers == "none" else _names(args.peers, "--peers")
-    unknown = [n for n in peers if n not in ("go", "java")]
+    unknown = [n for n in peers if n not in ("go", "java", "scala")]
     if unknown:
-        raise UsageError(f"--peers takes go, java or none, not '{unknown[0]}'")
+        raise UsageError(f"--peers takes go, java, scala or none, not '{unknown[0]}'")
     args.peer_set = set(peers)
     if args.backends not in ("all", "none"):
         chosen = _names(args.backends, "--backends")
@@ -883,9 +906,9 @@ def main(argv=None):
 
 def _run(args, say):
     peers = find_peers(args.build_dir, args.peer_set)
-    cpp, go, java = peers
+    cpp = peers[0]
     skipped = []
-    for peer in (go, java):
+    for peer in peers[1:]:
         if peer.why_not:
             skipped.append(f"{peer.label} peer: {peer.why_not}")
             if peer.label.lower() in args.peer_set:  # asked for, and cannot run: say why
@@ -902,7 +925,7 @@ def _run(args, say):
         if args.unloaded_pings:
             cells.append(Cell(cpp, PLAIN, cpp.name, 1, args.unloaded_pings, unloaded=True))
     cells += [Cell(cpp, SEALED, b, args.connections, args.pings) for b in backends]
-    for peer in (go, java):
+    for peer in peers[1:]:
         if not peer.why_not:
             if not args.no_plain:
                 cells.append(Cell(peer, PLAIN, peer.name, args.connections, args.pings))

@@ -8,6 +8,10 @@ can import it; pingpong/CMakeLists.txt and pingpong/driver.py use it).
         javac on PATH; whichever is found must be Java 17 (javac -version).
   Go:   CRYPTOBENCH_GO (that go command and nothing else), else go on PATH,
         else Debian's /usr/lib/go/bin/go.
+  Scala: CRYPTOBENCH_SCALAC (that scalac and nothing else), else scalac on
+        PATH, else Debian's /usr/bin/scalac; its scala-library.jar is the
+        one beside it (SCALA_HOME/lib, through the symlinks); it compiles and
+        runs on the Java 17 JDK above (no JDK: no Scala).
   Runs: cpu_mask_check() refuses while CRYPTOBENCH_CPU_MASK is set (the JVM
         and Go cannot be made to hide CPU features as cryptobench hides them
         from its backends); builds do not check it.
@@ -29,6 +33,8 @@ import sys
 
 JAVA_PACKAGE = "openjdk-17-jdk-headless"
 GO_PACKAGE = "golang-go"
+SCALA_PACKAGE = "scala"
+DEBIAN_SCALAC = "/usr/bin/scalac"
 JAVA_FEATURE = "17"
 DEBIAN_JDKS = ("/usr/lib/jvm/java-17-openjdk-amd64", "/usr/lib/jvm/java-17-openjdk-arm64")
 DEBIAN_GO = "/usr/lib/go/bin/go"
@@ -90,6 +96,30 @@ def find_go():
     raise Missing(f"{where}: install Debian's {GO_PACKAGE} (tools/install-deps does)")
 
 
+def find_scala():
+    """(scalac, scala-library.jar, the JDK folder it runs on), or Missing.
+    The jar is SCALA_HOME/lib/scala-library.jar, SCALA_HOME being the folder
+    above the real scalac (Debian: /usr/share/scala-2.11)."""
+    given = os.environ.get("CRYPTOBENCH_SCALAC")
+    candidates = [given] if given is not None else [shutil.which("scalac"), DEBIAN_SCALAC]
+    scalac = next((c for c in candidates if _runnable(c)), None)
+    if scalac is None:
+        where = (f"CRYPTOBENCH_SCALAC={given} is not a program" if given is not None
+                 else "no scalac command")
+        raise Missing(f"{where}: install Debian's {SCALA_PACKAGE} (tools/install-deps does)")
+    home = os.path.dirname(os.path.dirname(os.path.realpath(scalac)))
+    library = os.path.join(home, "lib", "scala-library.jar")
+    if not os.path.isfile(library):
+        raise Missing(f"{scalac} has no scala-library.jar beside it ({library}): install "
+                      f"Debian's {SCALA_PACKAGE} (tools/install-deps does)")
+    try:
+        javac = find_jdk()[1]
+    except Missing as e:
+        raise Missing(f"scalac needs a Java {JAVA_FEATURE} JDK to compile and run on: "
+                      f"{e}") from None
+    return scalac, library, os.path.dirname(os.path.dirname(os.path.realpath(javac)))
+
+
 def go_environment(cache_dir, base=None):
     """Offline and self-contained: modules from nothing but the source tree,
     caches under cache_dir (absolute). Returns the variables to set (and
@@ -108,10 +138,14 @@ def go_environment(cache_dir, base=None):
 
 def peer_name(language, version):
     """The backend name of a peer from the version its runtime reports:
-    go-1.19 from "go1.19.8", java-17 from "17.0.15"; None when unreadable."""
+    go-1.19 from "go1.19.8", java-17 from "17.0.15", scala-2.11 from
+    "2.11.12"; None when unreadable."""
     if language == "go":
         m = re.match(r"^(?:devel )?go(\d+)\.(\d+)", version.strip())
         return f"go-{m.group(1)}.{m.group(2)}" if m else None
+    if language == "scala":
+        m = re.match(r"^(\d+)\.(\d+)(?:[.+-]|$)", version.strip())
+        return f"scala-{m.group(1)}.{m.group(2)}" if m else None
     m = re.match(r"^(\d+)(?:[.+-]|$)", version.strip())
     return f"java-{m.group(1)}" if m else None
 
@@ -130,10 +164,19 @@ def write_cmake(path, go_cache_dir):
         javac, java_why = find_jdk()[1], ""
     except Missing as e:
         javac, java_why = "", str(e)
+    try:
+        scalac, scala_library, scala_jdk = find_scala()
+        scala_why = ""
+    except Missing as e:
+        scalac, scala_library, scala_jdk, scala_why = "", "", "", str(e)
     lines.append(f"set(CRYPTOBENCH_PEER_GO {_cmake_text(go)})")
     lines.append(f"set(CRYPTOBENCH_PEER_GO_WHY {_cmake_text(go_why)})")
     lines.append(f"set(CRYPTOBENCH_PEER_JAVAC {_cmake_text(javac)})")
     lines.append(f"set(CRYPTOBENCH_PEER_JAVA_WHY {_cmake_text(java_why)})")
+    lines.append(f"set(CRYPTOBENCH_PEER_SCALAC {_cmake_text(scalac)})")
+    lines.append(f"set(CRYPTOBENCH_PEER_SCALA_LIBRARY {_cmake_text(scala_library)})")
+    lines.append(f"set(CRYPTOBENCH_PEER_SCALA_JAVA_HOME {_cmake_text(scala_jdk)})")
+    lines.append(f"set(CRYPTOBENCH_PEER_SCALA_WHY {_cmake_text(scala_why)})")
     env = " ".join(_cmake_text(f"{k}={v}") for k, v in go_environment(go_cache_dir).items())
     lines.append(f"set(CRYPTOBENCH_PEER_GO_ENV --unset=GOROOT {env})")
     with open(path, "w", encoding="utf-8") as f:

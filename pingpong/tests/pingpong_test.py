@@ -39,7 +39,7 @@ VOLATILE = ("date", "host_name", "num_cpus", "cpu_model", "kernel", "git_commit"
 class Setup(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.cpp, cls.go, cls.java = driver.find_peers(BUILD)
+        cls.cpp, cls.go, cls.java, cls.scala = driver.find_peers(BUILD)
         cls.work = tempfile.mkdtemp(prefix="pingpong-test-")
 
     @classmethod
@@ -55,12 +55,18 @@ class Setup(unittest.TestCase):
                                fault, client_fault)
 
     def peers(self):
-        """The Go and Java peers built here; the test is skipped without either."""
-        built = [p for p in (self.go, self.java) if not p.why_not]
+        """The Go, Java and Scala peers built here; the test is skipped without any."""
+        built = [p for p in (self.go, self.java, self.scala) if not p.why_not]
         if not built:
-            self.skipTest("neither the Go nor the Java peer is built here: "
-                          f"{self.go.why_not}; {self.java.why_not}")
+            self.skipTest("no Go, Java or Scala peer is built here: "
+                          f"{self.go.why_not}; {self.java.why_not}; {self.scala.why_not}")
         return built
+
+    def scala_peer(self):
+        """The Scala peer; the test is skipped, saying why, when it is not built."""
+        if self.scala.why_not:
+            self.skipTest(f"the Scala peer: {self.scala.why_not}")
+        return self.scala
 
     def check_figures(self, f, connections, pings):
         self.assertEqual(f["pings"], pings)
@@ -125,7 +131,7 @@ class CpuWindowTest(Setup):
 
     def test_self_check_not_counted(self):
         stacks = [(self.cpp, "openssl")]
-        stacks += [(p, None) for p in (self.go, self.java) if not p.why_not]
+        stacks += [(p, None) for p in (self.go, self.java, self.scala) if not p.why_not]
         for peer, backend in stacks:
             with self.subTest(peer=peer.label):
                 f = self.pair(peer, peer, driver.SEALED, backend, connections=2, pings=2000)
@@ -151,7 +157,7 @@ class TamperTest(Setup):
         (driver.PLAIN, "wrong-reply", r'pong \d+: the reply is not "Pong"'),
     ]
     CLIENT_NAMES = {"C++": "cryptobench-pingpong-client", "Go": "pingpong-go-client",
-                    "Java": "pingpong-java-client"}
+                    "Java": "pingpong-java-client", "Scala": "pingpong-scala-client"}
 
     def refused(self, client):
         for cipher, fault, message in self.CASES:
@@ -211,7 +217,7 @@ class ForgedPingTest(Setup):
     faults) make every server refuse: the run fails with the client's line
     and the server's, which names the connection, the ping and why."""
     SERVER_NAMES = {"C++": "cryptobench-pingpong-server", "Go": "pingpong-go-server",
-                    "Java": "pingpong-java-server"}
+                    "Java": "pingpong-java-server", "Scala": "pingpong-scala-server"}
     CASES = [
         (driver.SEALED, "forge-ping", r"connection \d+, ping \d+: the ping does not authenticate "
                                       r"\(GCM tag mismatch\)"),
@@ -242,15 +248,18 @@ class ForgedPingTest(Setup):
 
 
 class InteropTest(Setup):
-    """Every client against every other language's server, plain and sealed."""
+    """Every client against every other language's server, plain and sealed:
+    each peer's test pairs it with C++ and with the peers before it (Go;
+    Java: Go; Scala: Go and Java), so every pair is run once."""
     PEER = None
+    BEFORE = {"go": (), "java": ("go",), "scala": ("go", "java")}
 
     def test_interop(self):
         peer = getattr(self, self.PEER)
         if peer.why_not:
             self.skipTest(f"the {peer.label} peer: {peer.why_not}")
-        others = [self.cpp] + [p for p in (self.go, self.java) if p is not peer and not p.why_not
-                               and self.PEER == "java"]
+        others = [self.cpp] + [getattr(self, n) for n in self.BEFORE[self.PEER]
+                               if not getattr(self, n).why_not]
         for other in others:
             for server, client in ((peer, other), (other, peer)):
                 for cipher in (driver.PLAIN, driver.SEALED):
@@ -266,6 +275,10 @@ class InteropGoTest(InteropTest):
 
 class InteropJavaTest(InteropTest):
     PEER = "java"
+
+
+class InteropScalaTest(InteropTest):
+    PEER = "scala"
 
 
 def live(pid):
@@ -436,6 +449,178 @@ class ResetTest(Setup):
                                      "peer)\n")
 
 
+class ScalaRobustTest(Setup):
+    """The Scala peer's resets and processes: a reset is said in one line
+    (the server's, naming the connection and the ping; the client's, naming
+    the pong), and a driver running the Scala cell leaves no JVM behind when
+    it is interrupted or killed outright. Its forged and stale frames are in
+    TamperTest and ForgedPingTest, with the other peers'."""
+
+    def test_server_says_the_client_reset(self):
+        import socket
+        import struct
+        scala = self.scala_peer()
+        out, err = os.path.join(self.work, "sr.out"), os.path.join(self.work, "sr.err")
+        server = driver.start("server", scala.server_argv(None, None, 3, 30), out, err)
+        try:
+            port = driver._await_port(server, {"sout": out, "serr": err}, 30)
+            for _ in range(3):  # a ping, then a reset (RST) before or after the pong
+                s = socket.create_connection(("127.0.0.1", port))
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                s.sendall(b"Ping")
+                s.close()
+            status, _ = driver.reap(server, block=True)
+        finally:
+            driver.stop(server)
+        with open(err) as f:
+            text = f.read()
+        self.assertEqual(status, 1, text)
+        self.assertRegex(text, r"pingpong-scala-server: connection \d, ping [01]: the client "
+                               r"(reset|closed) the connection \((read|write): (Connection reset"
+                               r"|Broken pipe)")
+        self.assertIn("protocol or crypto error(s); the run is not valid", text)
+
+    def test_client_says_the_server_reset(self):
+        import socket
+        import struct
+        import threading
+        scala = self.scala_peer()
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+
+        def serve():  # answers one ping, then resets at the second
+            conn, _ = listener.accept()
+            conn.recv(4)
+            conn.sendall(b"Pong")
+            conn.recv(4)
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            conn.close()
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        try:
+            out = subprocess.run(scala.client_argv(None, None, listener.getsockname()[1], 1, 3, 10),
+                                 capture_output=True, text=True, timeout=30)
+        finally:
+            thread.join(10)
+            listener.close()
+        self.assertEqual(out.returncode, 1, out.stderr)
+        self.assertRegex(out.stderr, r"^pingpong-scala-client: connection 0, pong 1: the server "
+                                     r"reset the connection \(read: Connection reset\)\n$")
+
+    def test_the_seeds_defects_are_fixed(self):
+        """The seed's server answered "Pong" per read (a one-element buffer)
+        and looped while the socket was connected, and the global context
+        ran as many connections at once as there are cores. Here: "Ping"
+        sent in two pieces is one "Pong"; more connections than cores, each
+        with a ping in flight, are all answered before any closes; each
+        connection ends at its end of stream, and the server with the last."""
+        import socket
+        scala = self.scala_peer()
+        many = (os.cpu_count() or 1) + 6
+        out, err = os.path.join(self.work, "sd.out"), os.path.join(self.work, "sd.err")
+        server = driver.start("server", scala.server_argv(None, None, many + 1, 30), out, err)
+        try:
+            port = driver._await_port(server, {"sout": out, "serr": err}, 30)
+            with socket.create_connection(("127.0.0.1", port)) as s:
+                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                s.settimeout(10)
+                s.sendall(b"Pi")
+                time.sleep(0.2)
+                s.sendall(b"ng")
+                self.assertEqual(s.recv(8), b"Pong")
+                s.settimeout(0.5)
+                with self.assertRaises(socket.timeout, msg="a second reply to one ping"):
+                    s.recv(8)
+            conns = [socket.create_connection(("127.0.0.1", port)) for _ in range(many)]
+            for s in conns:
+                s.sendall(b"Ping")
+            for i, s in enumerate(conns):
+                s.settimeout(10)
+                try:
+                    self.assertEqual(s.recv(4), b"Pong", f"connection {i + 1}")
+                except socket.timeout:
+                    self.fail(f"connection {i + 1} of {many} (on {os.cpu_count()} cores) was not "
+                              "answered while the others stayed open")
+            for s in conns:
+                s.close()
+            status, _ = driver.reap(server, block=True)
+        finally:
+            driver.stop(server)
+        self.assertEqual(status, 0, driver.first_error_line(err))
+        figures = driver.last_json_line(out, "server")
+        self.assertEqual((figures["connections"], figures["pings"]), (many + 1, many + 1))
+
+    def test_client_runs_every_connection_at_once(self):
+        """A server that answers no ping until every connection is open: the
+        Scala client must open them all (more than the cores) at once."""
+        import socket
+        import threading
+        scala = self.scala_peer()
+        many = (os.cpu_count() or 1) + 6
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(many)
+        listener.settimeout(15)
+
+        def serve():
+            conns = []
+            try:
+                for _ in range(many):
+                    conns.append(listener.accept()[0])
+                for c in conns:  # one ping each, answered only now
+                    c.recv(4)
+                    c.sendall(b"Pong")
+                for c in conns:
+                    c.recv(4)  # end of stream
+            except OSError:
+                pass
+            finally:
+                for c in conns:
+                    c.close()
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        try:
+            out = subprocess.run(scala.client_argv(None, None, listener.getsockname()[1], many,
+                                                   many, 10),
+                                 capture_output=True, text=True, timeout=60)
+        finally:
+            thread.join(20)
+            listener.close()
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(json.loads(out.stdout.splitlines()[-1])["pings"], many)
+
+    def driver(self, runs, log):
+        return subprocess.Popen([sys.executable, DRIVER, f"--build-dir={BUILD}",
+                                 f"--runs-dir={runs}", "--peers=scala", "--backends=none",
+                                 "--no-plain", "--no-interop", "--repetitions=1",
+                                 "--connections=4", "--pings=20000000", "--timeout=120",
+                                 f"--pid-log={log}"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def test_no_process_left_behind(self):
+        """SIGTERM to the driver in the Scala cell: both JVMs stopped by
+        their PIDs and said; SIGKILL to the driver: they die with it."""
+        self.scala_peer()
+        cleanup = CleanupTest()
+        for how in ("SIGTERM", "SIGKILL"):
+            with self.subTest(driver=how), tempfile.TemporaryDirectory() as runs:
+                log = os.path.join(runs, "pids")
+                proc = self.driver(runs, log)
+                cleanup.wait_for_client(log, proc)
+                if how == "SIGTERM":
+                    proc.send_signal(signal.SIGTERM)
+                    _, err = proc.communicate(timeout=30)
+                    self.assertEqual(proc.returncode, 128 + signal.SIGTERM, err)
+                    server, client = cleanup.pids(log)
+                    self.assertIn(f"the client (PID {client}, ", err)
+                    self.assertIn(f"the server (PID {server}, ", err)
+                else:
+                    proc.kill()
+                    proc.communicate(timeout=30)
+                cleanup.assert_all_gone(log)
+
+
 # ------------------------------------------------------- the programs' flags
 
 class ProgramUsageTest(Setup):
@@ -445,7 +630,7 @@ class ProgramUsageTest(Setup):
 
     def programs(self):
         out = [("C++", "server", self.cpp.server), ("C++", "client", self.cpp.client)]
-        for peer in (self.go, self.java):
+        for peer in (self.go, self.java, self.scala):
             if not peer.why_not:
                 out += [(peer.label, "server", peer.server), (peer.label, "client", peer.client)]
         return out
@@ -498,8 +683,9 @@ class ProgramUsageTest(Setup):
             cases.append(("C++", self.cpp.client, limit(300)))
         if not self.go.why_not:
             cases.append(("Go", self.go.client, limit(1024)))
-        if not self.java.why_not:
-            cases.append(("Java", [self.java.client[0], "-Xmx64m"] + self.java.client[1:], None))
+        for peer in (self.java, self.scala):  # the JVM's heap: -Xmx
+            if not peer.why_not:
+                cases.append((peer.label, [peer.client[0], "-Xmx64m"] + peer.client[1:], None))
         for label, argv, preexec in cases:
             with self.subTest(client=label):
                 out = subprocess.run(argv + ["--port=9", "--pings=100000000"], capture_output=True,
@@ -540,7 +726,7 @@ class DriverArgsTest(unittest.TestCase):
         (["--backends=openssl,"], "--backends=openssl, has an empty name"),
         (["--backends=all,openssl"], "'all' stands alone"),
         (["--peers=go,go"], "--peers=go,go names go more than once"),
-        (["--peers=rust"], "--peers takes go, java or none, not 'rust'"),
+        (["--peers=rust"], "--peers takes go, java, scala or none, not 'rust'"),
         (["--pings=abc"], "--pings must be a whole number from 1 to 100,000,000, not 'abc'"),
         (["--pings=100000001"], "--pings must be from 1 to 100,000,000, not 100,000,001"),
         (["--pings=50"], "--pings (50) must be at least --connections (100)"),
@@ -742,7 +928,8 @@ class ToolchainTest(unittest.TestCase):
 
     def setUp(self):
         self.saved = {k: os.environ.get(k) for k in
-                      ("CRYPTOBENCH_JAVA_HOME", "CRYPTOBENCH_GO", "CRYPTOBENCH_CPU_MASK")}
+                      ("CRYPTOBENCH_JAVA_HOME", "CRYPTOBENCH_GO", "CRYPTOBENCH_CPU_MASK",
+                       "CRYPTOBENCH_SCALAC")}
         for k in self.saved:
             os.environ.pop(k, None)
         self.dir = tempfile.mkdtemp(prefix="pingpong-toolchains-")
@@ -755,36 +942,70 @@ class ToolchainTest(unittest.TestCase):
                 os.environ[k] = v
         shutil.rmtree(self.dir)
 
-    def build(self, go_version="go1.21.3", java_version="17.0.99"):
+    def build(self, go_version="go1.21.3", java_version="17.0.99", scala_version="2.11.99"):
         """A build folder with C++ programs, a Go client and server that say
-        go_version, and Java classes; a JDK whose javac says 17 and whose
-        java says java_version."""
+        go_version, Java and Scala classes; a JDK whose javac says 17 and
+        whose java says java_version (scala_version for the Scala classes)."""
         build = os.path.join(self.dir, "build")
         fake_build(build, "exit 0", "exit 0")
         for role in ("client", "server"):
             fake_program(os.path.join(build, "pingpong", f"pingpong-go-{role}"),
                          f'[ "$1" = --version ] && echo {go_version}')
-        os.makedirs(os.path.join(build, "pingpong", "java-classes"))
-        open(os.path.join(build, "pingpong", "java-classes", "built.stamp"), "w").close()
+        for classes in ("java-classes", "scala-classes"):
+            os.makedirs(os.path.join(build, "pingpong", classes))
+            open(os.path.join(build, "pingpong", classes, "built.stamp"), "w").close()
         jdk = os.path.join(self.dir, "jdk")
         fake_program(os.path.join(jdk, "bin", "javac"), 'echo "javac 17.0.99"')
-        fake_program(os.path.join(jdk, "bin", "java"), f'echo "{java_version}"')
+        fake_program(os.path.join(jdk, "bin", "java"),
+                     f'case "$*" in *scala-classes*) echo "{scala_version}";; '
+                     f'*) echo "{java_version}";; esac')
         os.environ["CRYPTOBENCH_JAVA_HOME"] = jdk
         return build, jdk
 
     def test_names_from_the_runtimes(self):
         build, jdk = self.build()
-        cpp, go, java = driver.find_peers(build)
-        self.assertEqual((go.why_not, java.why_not), ("", ""))
+        cpp, go, java, scala = driver.find_peers(build)
+        self.assertEqual((go.why_not, java.why_not, scala.why_not), ("", "", ""))
         self.assertEqual((go.name, go.version, go.impl), ("go-1.21", "go1.21.3", "go-1.21.3"))
         self.assertEqual((java.name, java.version, java.impl),
                          ("java-17", "17.0.99", "java-17.0.99"))
         self.assertEqual(java.client[0], os.path.join(jdk, "bin", "java"))
+        self.assertEqual((scala.name, scala.version, scala.impl),
+                         ("scala-2.11", "2.11.99", "scala-2.11.99"))
+        classes = os.path.join(build, "pingpong", "scala-classes")
+        self.assertEqual(scala.client, [os.path.join(jdk, "bin", "java"), "-cp",
+                                        f"{classes}:{classes}/scala-library.jar",
+                                        "PingPongClient"])
+
+    def test_scala_missing(self):
+        """No scalac: the Scala peer is skipped, saying why; with scalac but
+        no Java 17 JDK too (scalac runs on it)."""
+        build, jdk = self.build()
+        shutil.rmtree(os.path.join(build, "pingpong", "scala-classes"))
+        os.environ["CRYPTOBENCH_SCALAC"] = "/nonexistent/scalac"
+        scala = driver.find_peers(build)[3]
+        self.assertEqual(scala.why_not, "skipped: CRYPTOBENCH_SCALAC=/nonexistent/scalac is not a "
+                                        "program: install Debian's scala (tools/install-deps does)")
+        home = os.path.join(self.dir, "scala-home")
+        fake_program(os.path.join(home, "bin", "scalac"), "exit 0")
+        os.environ["CRYPTOBENCH_SCALAC"] = os.path.join(home, "bin", "scalac")
+        scala = driver.find_peers(build)[3]
+        self.assertRegex(scala.why_not, "^skipped: .*/scalac has no scala-library.jar beside it")
+        os.makedirs(os.path.join(home, "lib"))
+        open(os.path.join(home, "lib", "scala-library.jar"), "w").close()
+        self.assertEqual(toolchains.find_scala(), (os.path.join(home, "bin", "scalac"),
+                                                   os.path.join(home, "lib", "scala-library.jar"),
+                                                   jdk))
+        os.environ["CRYPTOBENCH_JAVA_HOME"] = os.path.join(self.dir, "no-jdk")
+        scala = driver.find_peers(build)[3]
+        self.assertRegex(scala.why_not, "^skipped: scalac needs a Java 17 JDK to compile and run "
+                                        "on: no Java 17 JDK in CRYPTOBENCH_JAVA_HOME=")
 
     def test_java_must_be_17(self):
         build, jdk = self.build()
         fake_program(os.path.join(jdk, "bin", "javac"), 'echo "javac 21.0.1"')
-        java = driver.find_peers(build)[2]
+        _, _, java, scala = driver.find_peers(build)
+        self.assertEqual(scala.why_not, java.why_not)  # run on the same JVM
         self.assertEqual(java.why_not, f"skipped: no Java 17 JDK in CRYPTOBENCH_JAVA_HOME={jdk}: "
                                        "install Debian's openjdk-17-jdk-headless "
                                        "(tools/install-deps does)")
@@ -798,8 +1019,8 @@ class ToolchainTest(unittest.TestCase):
         self.assertEqual(go.why_not, "skipped: CRYPTOBENCH_GO=/nonexistent/go is not a program: "
                                      "install Debian's golang-go (tools/install-deps does)")
         os.environ["CRYPTOBENCH_CPU_MASK"] = "aes"
-        _, go, java = driver.find_peers(build)
-        for peer in (go, java):
+        _, go, java, scala = driver.find_peers(build)
+        for peer in (go, java, scala):
             self.assertEqual(peer.why_not, f"skipped: {toolchains.CPU_MASK_REASON}")
 
     def test_unreadable_version(self):
@@ -809,12 +1030,14 @@ class ToolchainTest(unittest.TestCase):
 
     def test_not_asked_for(self):
         build, _ = self.build()
-        _, go, java = driver.find_peers(build, wanted=())
-        self.assertEqual((go.why_not, java.why_not), ("skipped: not asked for (--peers)",) * 2)
+        _, go, java, scala = driver.find_peers(build, wanted=())
+        self.assertEqual((go.why_not, java.why_not, scala.why_not),
+                         ("skipped: not asked for (--peers)",) * 3)
 
     def test_cmake_file(self):
         build, jdk = self.build()
         os.environ["CRYPTOBENCH_GO"] = "/nonexistent/go"
+        os.environ["CRYPTOBENCH_SCALAC"] = "/nonexistent/scalac"
         path = os.path.join(self.dir, "toolchains.cmake")
         toolchains.write_cmake(path, os.path.join(self.dir, "gocache"))
         with open(path) as f:
@@ -822,6 +1045,8 @@ class ToolchainTest(unittest.TestCase):
         self.assertIn(f'set(CRYPTOBENCH_PEER_JAVAC "{jdk}/bin/javac")', text)
         self.assertIn('set(CRYPTOBENCH_PEER_GO "")', text)
         self.assertIn("CRYPTOBENCH_GO=/nonexistent/go is not a program", text)
+        self.assertIn('set(CRYPTOBENCH_PEER_SCALAC "")', text)
+        self.assertIn("CRYPTOBENCH_SCALAC=/nonexistent/scalac is not a program", text)
         for setting in ("GOWORK=off", "GOSUMDB=off", "GOPROXY=off", "GOFLAGS=-mod=mod"):
             self.assertIn(f'"{setting}"', text)
 
@@ -830,7 +1055,9 @@ class ToolchainTest(unittest.TestCase):
                                          ("go", "devel go1.23-abc", "go-1.23"),
                                          ("java", "17.0.15", "java-17"), ("java", "21", "java-21"),
                                          ("java", "17-ea", "java-17"), ("go", "1.19", None),
-                                         ("java", "x17", None)):
+                                         ("java", "x17", None), ("scala", "2.11.12", "scala-2.11"),
+                                         ("scala", "2.13.0-M5", "scala-2.13"),
+                                         ("scala", "2", None), ("scala", "v2.11", None)):
             self.assertEqual(toolchains.peer_name(language, version), name, version)
 
 
@@ -933,12 +1160,15 @@ def golden_document():
     cpp.library = "cryptobench ping-pong in C++20: one epoll thread per process"
     go = driver.Peer("go", "Go", ["server"], ["client"], why_not=run["why_not"]["go"])
     java = driver.Peer("java", "Java", ["server"], ["client"], why_not=run["why_not"]["java"])
-    for peer, prefix, language in ((go, "go-", "go"), (java, "java-", "java")):
+    scala = driver.Peer("scala", "Scala", ["server"], ["client"],
+                        why_not=run["why_not"].get("scala", ""))
+    for peer, prefix, language in ((go, "go-", "go"), (java, "java-", "java"),
+                                   (scala, "scala-", "scala")):
         impl = next((x["impl"] for x in lines if x["impl"].startswith(prefix)), None)
         if impl:  # named from the runtime's version, as find_peers names it
             peer.version = ("go" if language == "go" else "") + impl[len(prefix):]
             peer.name = toolchains.peer_name(language, peer.version)
-    peers = {p.name: p for p in (cpp, go, java)}
+    peers = {p.name: p for p in (cpp, go, java, scala)}
     cells = {}
     for line in lines:
         params = dict(part.split(":", 1) for part in line["cell"].split("/")[1:-1])
@@ -952,7 +1182,7 @@ def golden_document():
     args = types.SimpleNamespace(connections=run["connections"], pings=run["pings"],
                                  repetitions=run["repetitions"],
                                  unloaded_pings=run["unloaded_pings"], build_dir="build/release")
-    doc = driver.document(args, (cpp, go, java), registry, ordered, results, run["skipped"],
+    doc = driver.document(args, (cpp, go, java, scala), registry, ordered, results, run["skipped"],
                           run["interop"], run["seed"], run["elapsed"])
     for key in VOLATILE:
         doc["context"][key] = "(varies)" if key != "num_cpus" else 2
@@ -1022,6 +1252,13 @@ class GoldenJsonTest(unittest.TestCase):
         self.assertRegex(answer, r"Seed-001 TCP ping-pong on 127.0.0.1, plain, 4 B messages, "
                                  r"1 connection: only cpp-epoll was measured")
         self.assertNotRegex(answer, r"aesni[ ,]")  # hand-written: headroom, never the answer
+        # Every stack in the table and the verdict (the golden run has the peers).
+        table = self.tool("pingpong", run)
+        for stack in ("C++", "Go", "Java", "Scala"):
+            self.assertRegex(table, f"\\n{re.escape(stack)} plain ")
+            self.assertRegex(table, f"\\n{re.escape(stack)} AES-128-GCM")
+        self.assertRegex(table, r"\n  Scala peer: plain [0-9.]+ us per ping; sealed [0-9.]+ us per "
+                                r"ping, sealing adds -?[0-9.]+ us of CPU per ping")
         with tempfile.TemporaryDirectory() as d:
             self.tool("report", run, "-o", os.path.join(d, "report.html"))
             with open(os.path.join(d, "report.html")) as f:
@@ -1033,12 +1270,15 @@ class GoldenJsonTest(unittest.TestCase):
             with open(os.path.join(d, "jmh.json")) as f:
                 jmh = json.load(f)
             self.assertTrue(all(r["primaryMetric"]["scoreUnit"] == "us/ping" for r in jmh))
+            exported = {r["params"]["backend"].split("-")[0] for r in jmh}
+            self.assertLessEqual({"cpp", "go", "java", "scala"}, exported)
+            self.assertIn("scala-2.", html)
         compared = self.tool("compare", run, run, "--metrics", "time_ns,rtt_p99_ns,server_peak_rss_kib")
         self.assertIn("rtt_p99_ns: x1.000", compared)
 
 
 GOLDEN_RUN = ["--connections=4", "--pings=2000", "--unloaded-pings=2000", "--repetitions=5",
-              "--backends=openssl,wolfssl,aesni", "--peers=go,java", "--seed=1"]
+              "--backends=openssl,wolfssl,aesni", "--peers=go,java,scala", "--seed=1"]
 
 
 def record_golden():
@@ -1063,8 +1303,9 @@ def record_golden():
         f.write("\n")
     ctx = doc["context"]
     skipped = ctx["pingpong.skipped"].split("; ") if "pingpong.skipped" in ctx else []
+    labels = (("go", "Go"), ("java", "Java"), ("scala", "Scala"))
     why_not = {lang: next((s.split(": ", 1)[1] for s in skipped if s.startswith(label + " peer:")),
-                          "") for lang, label in (("go", "Go"), ("java", "Java"))}
+                          "") for lang, label in labels}
     run = {"connections": int(ctx["pingpong.connections"]), "pings": int(ctx["pingpong.pings"]),
            "repetitions": int(ctx["pingpong.repetitions"]),
            "unloaded_pings": int(next(a for a in GOLDEN_RUN

@@ -1,7 +1,7 @@
 """Seed 001's TCP ping-pong (pingpong/driver.py): does the AES choice matter
 end to end?
 
-The run's pingpong benchmarks are cells: a stack (C++, Go, Java) plain, or
+The run's pingpong benchmarks are cells: a stack (C++, Go, Java, Scala) plain, or
 with every ping and pong sealed with AES-128-GCM (C++: one cell per
 cryptobench backend), on the run's connections; and C++ plain on one
 connection, the unloaded loopback round trip. Per cell, medians over
@@ -43,7 +43,7 @@ class Cell:
     benchmark: object
     backend: str
     cipher: str
-    stack: str           # C++, Go, Java
+    stack: str           # C++, Go, Java, Scala
     hand_written: bool
     unloaded: bool = False  # one connection, where the run has more: the round trip alone
 
@@ -73,7 +73,7 @@ class Cell:
 def added_cpu(cell, plain):
     """What sealing adds to a ping's CPU time (both processes, ns): the cell's
     median against its stack's plain cell. The one crypto figure that means
-    the same for every stack: the in-run timing of the Go and Java peers (a
+    the same for every stack: the in-run timing of the Go, Java and Scala peers (a
     goroutine or thread per connection, 100 of them on the cores) also counts
     the time a timed thread waits for a core."""
     if not cell.sealed or plain is None or cell.cpu() is None or plain.cpu() is None:
@@ -86,6 +86,8 @@ def stack_of(backend):
         return "Go"
     if backend.startswith("java-"):
         return "Java"
+    if backend.startswith("scala-"):
+        return "Scala"
     return "C++"
 
 
@@ -106,7 +108,7 @@ def cells(run):
         out.append(Cell(b, backend, b.params.get("cipher", "none"), stack_of(backend),
                         is_hand_written(run.context, backend),
                         unloaded=_connections(b) == 1 and most > 1))
-    order = {"C++": 0, "Go": 1, "Java": 2}
+    order = {"C++": 0, "Go": 1, "Java": 2, "Scala": 3}
     return sorted(out, key=lambda c: (order[c.stack], c.sealed, c.unloaded, c.hand_written,
                                       c.median("time_ns")))
 
@@ -260,7 +262,7 @@ def verdict(run, alpha=0.05):
         lines.append(f"  next to the round trip: {crypto} (p50 {rtt / 1000:.0f} us, mostly the "
                      f"wait behind the other connections' pings); where the cores are busy, it is "
                      f"the CPU per ping, the throughput, that the library moves")
-    for stack in ("Go", "Java"):  # the peers: their stack and their AES together
+    for stack in ("Go", "Java", "Scala"):  # the peers: their stack and their AES together
         mine = {c.sealed: c for c in cs if c.stack == stack}
         if not mine:
             continue
@@ -343,8 +345,9 @@ def section(m, alpha=0.05):
             "p50/p99: each ping's round trip, timed in the client (the 1-connection cell: the "
             "loopback round trip with nothing queued); server RSS: its peak (VmHWM), "
             "anon: its peak anonymous memory (heap, stacks; without the libraries' mapped code); "
-            "crypto: both sides' seal and open time per ping as timed in the run (for Go and Java, "
-            "a goroutine or thread per connection, it also counts a timed thread's waits for a "
+            "crypto: both sides' seal and open time per ping as timed in the run (for Go, Java "
+            "and Scala, a goroutine or thread per connection, it also counts a timed thread's "
+            "waits for a "
             "core), and the same four operations alone in a loop; added CPU: what sealing adds to "
             "both processes' CPU time per ping, against the same stack plain; server and client "
             "CPU: each process's own user + system time over the pings.</p>")
