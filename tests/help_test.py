@@ -30,7 +30,8 @@ import tempfile
 RESULTS_COMMANDS = {"compare": ["a.json", "b.json"], "mix": ["imix"], "jmh": ["a.json"],
                     "report": ["a.json", "-o", "r.html"], "select": ["a.json"], "console": ["a.json"],
                     "ratio": ["a.json", "x", "y"], "merge": ["a.json", "-o", "m.json"],
-                    "gotest": ["a.txt"], "pingpong": ["a.json"], "bounds": ["a.json"]}
+                    "gotest": ["a.txt"], "pingpong": ["a.json"], "bounds": ["a.json"],
+                    "fleet": ["a.json"]}
 BINARIES = [("cryptobench", "benchmarks/cryptobench"),
             ("cryptobench-vectors", "tools/vectors/cryptobench-vectors"),
             ("cryptobench-dudect", "tools/dudect/cryptobench-dudect"),
@@ -121,6 +122,8 @@ def main():
             ("tools/run-tests", ["tools/run-tests"], env, ["usage: tools/run-tests", "Example:"]),
             ("tools/run-pingpong", ["tools/run-pingpong"], env, ["usage: run-pingpong", "examples:"]),
             ("tools/run-peers", ["tools/run-peers"], env, ["usage: run-peers", "examples:"]),
+            ("tools/run-fleet", ["tools/run-fleet"], env,
+             ["usage: tools/run-fleet", "Examples:", "cryptobench_share"]),
             ("tools/install-deps", ["tools/install-deps"], env,
              ["usage: tools/install-deps", "Example:"]),
             ("tools/compare-openssl-speed", ["tools/compare-openssl-speed"], env,

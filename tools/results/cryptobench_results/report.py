@@ -729,9 +729,9 @@ def document_styles(runs):
     return svg.backend_styles(list(names), hand_written)
 
 
-def render(runs, alpha=0.05, mix="tls-records", baseline=None):
+def render(runs, alpha=0.05, mix="tls-records", baseline=None, lead=""):
     """The report of a list of runs: one machine section per machine (per run
-    where a machine has several)."""
+    where a machine has several); `lead` (HTML, e.g. the fleet answer) first."""
     sections = answers.machine_sections(runs)
     styles = document_styles(runs)
     several = len(sections) > 1
@@ -740,7 +740,7 @@ def render(runs, alpha=0.05, mix="tls-records", baseline=None):
     body = [f"<h1>{escape(title)}</h1>", alerts_html(runs),
             "<p class='note'>Figures are medians of repetitions. Hand-written kernels (dashed, "
             "marked hand-written) show what the hardware allows: headroom, never a "
-            "recommendation. <span id='selfcheck'>charts not checked (scripts off)</span></p>"]
+            "recommendation. <span id='selfcheck'>charts not checked (scripts off)</span></p>", lead]
     if several:
         body.append("<nav><p class='note'>One answer per machine:</p><ul>" + "".join(
             f"<li><a href='#machine-{i}'>{escape(label)}</a></li>"
