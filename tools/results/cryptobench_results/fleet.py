@@ -67,7 +67,7 @@ class MachineType:
     @property
     def name(self):
         names = [h.name for h in self.hosts]
-        return names[0] if len(names) == 1 else f"{names[0]}+{len(names) - 1} more"
+        return "+".join(names[:3]) + (f"+{len(names) - 3} more" if len(names) > 3 else "")
 
 
 def design(context):
@@ -218,6 +218,7 @@ class Weighted:
     low: float = math.nan
     high: float = math.nan
     verdict: str = "single"       # decided, tie, untested, single
+    floor: float = math.nan       # the floor it was set against (the largest host's)
 
 
 @dataclass
@@ -282,7 +283,7 @@ def weighted_verdict(hosts, key, libs, sizes, floor, rng):
         return sum(w * math.exp(np.mean([math.log(np.median(x)) for x in lists]))
                    for w, lists in parts)
 
-    w = Weighted()
+    w = Weighted(floor=floor)
     if not times:
         return w
     ranked = sorted(times, key=lambda lib: point(times[lib]))
@@ -327,7 +328,7 @@ def fleet(hosts, alpha=0.05, left_out=()):
         h.results = OrderedDict((answers.result_key(r), r)
                                 for r in answers.classify(h.run, h.floor, alpha))
     types = machine_types(hosts)
-    floors = [h.floor.value for h in hosts]
+    floors = [h.floor.value for h in hosts if h.share > 0]
     floor = math.nan if any(math.isnan(f) for f in floors) else max(floors)
     keys = OrderedDict()
     for h in hosts:
@@ -447,7 +448,9 @@ def weighted_text(w):
         return head + f", {w.margin:.2f}x{interval} over {w.runner_up}"
     if w.verdict == "untested":
         return head + f", {w.margin:.2f}x over {w.runner_up}, untested (too few repetitions)"
-    return head + f", a tie with {w.runner_up} ({w.margin:.2f}x{interval})"
+    why = ("the interval reaches 1.00" if math.isnan(w.low) or w.low <= 1
+           else f"within the {100 * w.floor:.1f}% noise floor, the largest host's")
+    return head + f", a tie with {w.runner_up} ({w.margin:.2f}x{interval}: {why})"
 
 
 def header_lines(fa):
