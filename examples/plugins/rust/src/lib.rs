@@ -750,14 +750,12 @@ fn build_table() -> CryptobenchPlugin {
             env!("CB_RING_VERSION"),
             gcm_path
         )),
-        limits: leak(
-            "AES-128 and AES-256 only (ring has no AES-192-GCM, and the ABI has one key-size set \
-             for all modes); GCM: 12-byte nonces and 16-byte tags only, and open copies ciphertext \
-             and tag into a scratch buffer (ring 0.16 opens ciphertext||tag in place); CBC copies \
-             the expanded key per call (block-modes 0.7 takes the IV only in its constructor); \
-             CTR is this plugin's own loop over the aes crate (ring keeps its CTR internal)"
-                .to_string(),
-        ),
+        // At most 300 characters: cryptobench keeps no more of it.
+        limits: b"AES-128/256 only (ring has no AES-192-GCM; the ABI has one key-size set for \
+                  all modes); GCM: 12-byte nonces, 16-byte tags; the crates' APIs cost copies: \
+                  GCM open copies ciphertext and tag to a scratch buffer, CBC clones the key \
+                  schedule per call; CTR is this plugin's loop over the aes crate\0"
+            .as_ptr() as *const c_char,
         modes: ECB | CBC | CTR | GCM,
         key_sizes: AES128 | AES256,
         // ECB and CBC decryption (the parallel-mode code this field describes)
