@@ -41,7 +41,7 @@ if not os.access(BINARY, os.X_OK):
 
 RUN_FLEET = os.path.join(SOURCE, "tools", "run-fleet")
 SLICE = ["--benchmark_filter=grid/backend:(openssl|gcrypt|nettle)/cipher:aes-128-ctr/op:encrypt/"
-         "size:16384", "--benchmark_repetitions=6", "--benchmark_min_time=0.002"]
+         "size:16384", "--benchmark_repetitions=10", "--benchmark_min_time=0.002"]
 FLEET = os.path.join(WORK, "fleet")
 failures = []
 
@@ -119,8 +119,9 @@ check("a (share 3;" in out and "b (share 1;" in out, "the answer does not give t
 check(re.search(r"AES-128-CTR encryption, 16 KiB, 1 thread:\n    winners: a\+b: "
                 r"(gcrypt|openssl|nettle)", out), "no winner for the machine type")
 check(re.search(r"\n    safe: (gcrypt|openssl|nettle|none)", out), "no safe choice")
-check(re.search(r"\n    weighted: (gcrypt|openssl|nettle) at [0-9,.]+ ns/op \[[0-9,.]+, [0-9,.]+\]",
-                out), "no share-weighted verdict with an interval")
+# (with an interval, or untested where a loaded machine left a host too few quiet repetitions)
+check(re.search(r"\n    weighted: (gcrypt|openssl|nettle) at [0-9,.]+ ns/op( \[[0-9,.]+, [0-9,.]+\]"
+                r"|, [0-9.]+x over [a-z]+, untested)", out), "no share-weighted verdict")
 fetched = {}
 for host in ("a", "b"):
     folder = os.path.join(FLEET, "fleet", host)

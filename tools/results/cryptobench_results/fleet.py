@@ -459,7 +459,8 @@ def header_lines(fa):
              f"{'s' if len(fa.types) > 1 else ''}; suite {fa.suite}, {fa.design} design"]
     for t in fa.types:
         hosts = ", ".join(f"{h.name} (share {h.share:g}; noise floor {floor_text(h)}; "
-                          f"{h.run.repetitions} repetitions)" for h in t.hosts)
+                          f"{h.run.repetitions} repetition{'' if h.run.repetitions == 1 else 's'})"
+                          for h in t.hosts)
         lines.append(f"   {t.name}: {t.label}: {hosts}")
     for host, why in fa.left_out:
         lines.append(f"   LEFT OUT: host {host}: {why}")
