@@ -8,7 +8,7 @@ in a fresh copy of the source tree (its files, no build folder):
   stdout, and nothing on stderr;
 - an unknown flag is one line on stderr and exit 2;
 - neither runs a build or an install: cmake, ninja, apt-get, sudo,
-  dpkg-query, go and java are stand-ins on PATH that record a call, and none
+  dpkg-query, go, java and scalac are stand-ins on PATH that record a call, and none
   may be called;
 - the help creates, changes or removes no file in the tree (its listing, with
   sizes and modification times, is taken before and after), not even a
@@ -36,7 +36,8 @@ BINARIES = [("cryptobench", "benchmarks/cryptobench"),
             ("cryptobench-vectors", "tools/vectors/cryptobench-vectors"),
             ("cryptobench-dudect", "tools/dudect/cryptobench-dudect"),
             ("cryptobench-limits", "tools/limits/cryptobench-limits")]
-STAND_INS = ["cmake", "ninja", "apt-get", "sudo", "dpkg-query", "go", "java", "javac", "make"]
+STAND_INS = ["cmake", "ninja", "apt-get", "sudo", "dpkg-query", "go", "java", "javac", "scalac",
+             "make"]
 
 failures = []
 

@@ -115,6 +115,7 @@ object PingPongServer {
     } catch {
       case e: IOException => fault(number, pings, Frames.ioWhy(e, "client", op))
       case e: GeneralSecurityException => fault(number, pings, String.valueOf(e.getMessage))
+      case e: RuntimeException => fault(number, pings, e.toString) // counted, never lost in a Future
     } finally {
       try s.close() catch { case _: IOException => () }
       cryptoNanos.addAndGet(spent)
