@@ -64,8 +64,8 @@ class FleetTest(unittest.TestCase):
         winners = {t.name: w for t, w, _ in fc.winners}
         self.assertEqual(winners, {"spr": "ipsecmb", "zen4": "gcrypt", "zen5": "ipsecmb"})
         self.assertEqual(fc.safe, [])
-        lib, loss, where = fc.minimax
-        self.assertEqual(where, "zen4")
+        lib, loss, where, deciding = fc.minimax
+        self.assertEqual((lib, where, deciding), ("ipsecmb", "zen4", "zen4"))
         self.assertGreater(loss, 1.5)
         self.assertIn("zen4 decides it", fleet.safe_text(fc, self.fa.types))
 

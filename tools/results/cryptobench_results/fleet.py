@@ -230,7 +230,8 @@ class FleetClass:
     losses: dict                        # library -> {type name: loss}
     level: dict                         # library -> set of type names where it is level
     safe: list                          # [(library, worst loss, type name)] best first
-    minimax: tuple = None               # (library, worst loss, type name) when nothing is safe
+    minimax: tuple = None               # (library, worst loss, its type, the deciding type)
+    #                                     when nothing is safe
     weighted: Weighted = None
 
 
@@ -379,7 +380,10 @@ def fleet(hosts, alpha=0.05, left_out=()):
         minimax = None
         if not safe and everywhere:
             lib = min(everywhere, key=lambda x: worst[x][0])
-            minimax = (lib, worst[lib][0], worst[lib][1])
+            # The machine that decides it: where that library is not level and loses most.
+            deciding = max((t.name for t in types if t.name not in level[lib]),
+                           key=lambda name: losses[lib][name])
+            minimax = (lib, worst[lib][0], worst[lib][1], deciding)
         sizes = sorted(set.intersection(*(set(h.results[key].sizes) for h in hosts)))
         fc = FleetClass(key, first, sizes, winners, losses, level, safe, minimax)
         fc.weighted = weighted_verdict(hosts, key, everywhere, sizes, floor, rng) \
@@ -429,10 +433,12 @@ def safe_text(fc, types):
         return text
     if fc.minimax is None:
         return "none: no library was measured on every machine type"
-    lib, loss, where = fc.minimax
-    best_there = next(w for t, w, _ in fc.winners if t.name == where)
-    return (f"none is level with the best everywhere: {where} decides it ({best_there} leads "
-            f"there); the smallest worst-case loss is {lib}'s, {loss:.2f}x on {where}")
+    lib, loss, where, deciding = fc.minimax
+    best_there = next(w for t, w, _ in fc.winners if t.name == deciding)
+    text = (f"none is level with the best everywhere: {deciding} decides it ({best_there} leads "
+            f"there, {lib} {fc.losses[lib][deciding]:.2f}x behind); the smallest worst-case loss "
+            f"is {lib}'s, {loss:.2f}x on {where}")
+    return text
 
 
 def weighted_text(w):
