@@ -25,9 +25,9 @@ connections have closed. Figures:
                          four operations alone in a tight loop (isolated)
   CPU per ping           the client's and the server's user + system time
                          over the pings: each program reads its own (C++
-                         and Go getrusage, Java its process CPU time) just
-                         before its first connect or accept and after its
-                         last pong, and reports the difference
+                         and Go getrusage, Java and Scala the process's CPU
+                         time) just before its first connect or accept and
+                         after its last pong, and reports the difference
 
 Every process is started by this script, stopped by its PID (SIGTERM, then
 SIGKILL) and reaped; children die with it (PR_SET_PDEATHSIG) should it be
