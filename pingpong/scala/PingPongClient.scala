@@ -110,7 +110,7 @@ object PingPongClient {
           cryptoNanos.addAndGet(spent)
       }
     } catch {
-      case e: IOException if !e.getMessage.startsWith(where) =>
+      case e: IOException if !String.valueOf(e.getMessage).startsWith(where) =>
         throw new IOException(s"$where$i: ${Frames.ioWhy(e, "server", op)}", e)
     } finally {
       try socket.close() catch { case _: IOException => () }
