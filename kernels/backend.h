@@ -32,6 +32,9 @@ struct BackendInfo {
   // ecb_register_bits: ECB's width when it differs (0: register_bits), e.g.
   // a library with a wide CBC-decryption routine and one-block ECB.
   unsigned ecb_register_bits = 0;
+  // gcm_register_bits: GCM's width when it differs (0: register_bits), e.g.
+  // a plugin whose GCM comes from another library than its block modes.
+  unsigned gcm_register_bits = 0;
   // batch_lanes: messages encrypt_batch interleaves; 0 when it encrypts them
   // one after another (the AesCipher default).
   unsigned batch_lanes = 0;

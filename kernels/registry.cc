@@ -292,6 +292,9 @@ std::vector<std::pair<std::string, std::string>> BackendSet::context() const {
     if (info.ecb_register_bits != 0) {
       out.emplace_back(key + "register_bits.ecb", std::to_string(info.ecb_register_bits));
     }
+    if (info.gcm_register_bits != 0) {
+      out.emplace_back(key + "register_bits.gcm", std::to_string(info.gcm_register_bits));
+    }
     out.emplace_back(key + "batch_lanes", std::to_string(info.batch_lanes));
     out.emplace_back(key + "modes", mode_names(info.modes));
     if (const BackendEntry* entry = find_backend(m.name);

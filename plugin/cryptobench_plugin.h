@@ -130,6 +130,9 @@ struct cryptobench_plugin {
 
   /* GCM: the longest nonce it takes, in bytes (0: any up to 65536). */
   uint32_t gcm_max_nonce;
+  /* GCM's AES register width where it differs from register_bits (a plugin
+   * whose GCM comes from another library than its block modes); 0: the same. */
+  uint32_t gcm_register_bits;
 };
 
 /* Mark the entry point exported when building with hidden visibility:

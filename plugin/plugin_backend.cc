@@ -241,6 +241,7 @@ class PluginBackend final : public AesBackend {
     info.codec_source = codec_ != nullptr ? CodecSource::kLibrary : CodecSource::kProject;
     info.kdf = t_.hmac_sha256 != nullptr ? one_line(t_.kdf) + " (the plugin's)" : "";
     info.register_bits = t_.register_bits;
+    info.gcm_register_bits = t_.gcm_register_bits;
     info.modes.clear();
     for (const Mode m : {Mode::kEcb, Mode::kCbc, Mode::kCtr, Mode::kGcm}) {
       if ((t_.modes & mode_bit(m)) != 0) info.modes.push_back(m);
@@ -300,9 +301,10 @@ std::string check_table(const cryptobench_plugin& t) {
   if (t.key_sizes == 0 || (t.key_sizes & ~kAllKeys) != 0) {
     return "its key_sizes must be a non-empty set of CRYPTOBENCH_PLUGIN_AES128/192/256";
   }
-  if (t.register_bits != 0 && t.register_bits != 128 && t.register_bits != 256 &&
-      t.register_bits != 512) {
-    return "its register_bits must be 0, 128, 256 or 512";
+  for (const std::uint32_t bits : {t.register_bits, t.gcm_register_bits}) {
+    if (bits != 0 && bits != 128 && bits != 256 && bits != 512) {
+      return "its register_bits and gcm_register_bits must be 0, 128, 256 or 512";
+    }
   }
   if (t.new_context == nullptr || t.free_context == nullptr || t.set_key == nullptr) {
     return "new_context, free_context and set_key are required";
