@@ -65,7 +65,7 @@ struct cryptobench_plugin {
   const char* library;   /* e.g. "in-house wrapper over OpenSSL EVP" */
   const char* version;   /* the version of the code it runs */
   const char* code_path; /* the AES code it runs here, e.g. "AES-NI via EVP" */
-  const char* limits;    /* anything a user should know; "" when nothing */
+  const char* limits;    /* anything a user should know; "" when nothing (300 characters kept) */
 
   uint32_t modes;     /* CRYPTOBENCH_PLUGIN_ECB | ...: what it claims */
   uint32_t key_sizes; /* CRYPTOBENCH_PLUGIN_AES128 | ...: in every mode it claims */
