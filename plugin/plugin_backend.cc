@@ -1,12 +1,13 @@
 #include "plugin/plugin_backend.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <openssl/evp.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <vector>
 
 namespace cryptobench::plugin {
@@ -40,13 +41,9 @@ std::uint32_t key_bit(std::size_t key_bytes) {
 
 Error library_error(int code) { return code == 0 ? Error::kNone : Error::kLibraryFailure; }
 
-std::string file_sha256(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
-                                std::istreambuf_iterator<char>());
+std::string sha256_hex(const std::vector<char>& bytes) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
-  if (!in.eof() && in.fail()) return "";
   if (EVP_Digest(bytes.data(), bytes.size(), digest, &size, EVP_sha256(), nullptr) != 1) return "";
   std::string hex;
   for (unsigned i = 0; i < size; ++i) {
@@ -55,6 +52,19 @@ std::string file_sha256(const std::string& path) {
     hex += two;
   }
   return hex;
+}
+
+// read_all: the open file's bytes; false on an error.
+bool read_all(int fd, std::vector<char>* out) {
+  char buffer[1 << 16];
+  for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    out->insert(out->end(), buffer, buffer + n);
+  }
+  return true;
 }
 
 // One line: a plugin's strings are shown to users and written to the JSON.
@@ -338,6 +348,34 @@ std::string check_table(const cryptobench_plugin& t) {
   return "";
 }
 
+// claims_of: every fact the table states, as one line.
+std::string claims_of(const cryptobench_plugin& t) {
+  std::string out;
+  const auto add = [&out](const std::string& field) {
+    out += field;
+    out += '|';
+  };
+  for (const char* p : {t.name, t.library, t.version, t.code_path, t.limits, t.codec, t.kdf}) {
+    add(p != nullptr ? one_line(p) : std::string("-"));
+  }
+  for (const std::uint32_t n :
+       {t.modes, t.key_sizes, t.register_bits, t.gcm_register_bits, t.ctr_counter_bits,
+        t.gcm_nonce_12_only, t.gcm_min_tag, t.gcm_max_nonce}) {
+    add(std::to_string(n));
+  }
+  unsigned functions = 0, bit = 0;
+  for (const bool present :
+       {t.new_context != nullptr, t.free_context != nullptr, t.set_key != nullptr,
+        t.encrypt_blocks != nullptr, t.decrypt_blocks != nullptr, t.ctr_crypt != nullptr,
+        t.gcm_seal != nullptr, t.gcm_open != nullptr, t.base64_encode != nullptr,
+        t.base64_decode != nullptr, t.hex_encode != nullptr, t.hex_decode != nullptr,
+        t.hmac_sha256 != nullptr, t.pbkdf2_sha256 != nullptr}) {
+    functions |= (present ? 1u : 0u) << bit++;
+  }
+  add(std::to_string(functions));
+  return out;
+}
+
 }  // namespace
 
 std::unique_ptr<Plugin> load_plugin(const std::string& path) {
@@ -346,10 +384,28 @@ std::unique_ptr<Plugin> load_plugin(const std::string& path) {
     // dlopen would search the library path for a bare name: say what to give.
     throw PluginError(where + "give a path to the shared library (./" + path + ")");
   }
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // The bytes hashed are the bytes loaded: one open file, hashed, then
+  // loaded through /proc/self/fd (the path could be replaced in between).
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw PluginError(where + "cannot be opened: " + std::strerror(errno));
+  std::vector<char> bytes;
+  if (!read_all(fd, &bytes)) {
+    close(fd);
+    throw PluginError(where + "cannot be read: " + std::strerror(errno));
+  }
+  const std::string sha256 = sha256_hex(bytes);
+  const std::string by_fd = "/proc/self/fd/" + std::to_string(fd);
+  // The descriptor stays open: the dynamic loader knows a library by the name
+  // it was opened with, and a reused /proc/self/fd/N would name the first.
+  void* handle = dlopen(by_fd.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
+    close(fd);
     const char* why = dlerror();
-    throw PluginError(where + "cannot be loaded: " + one_line(why != nullptr ? why : "?"));
+    std::string text = one_line(why != nullptr ? why : "?");
+    if (const std::size_t at = text.find(by_fd); at != std::string::npos) {
+      text.replace(at, by_fd.size(), path);
+    }
+    throw PluginError(where + "cannot be loaded: " + text);
   }
   auto entry = reinterpret_cast<cryptobench_plugin_entry>(dlsym(handle, CRYPTOBENCH_PLUGIN_ENTRY));
   if (entry == nullptr) {
@@ -358,12 +414,20 @@ std::unique_ptr<Plugin> load_plugin(const std::string& path) {
   }
   auto p = std::make_unique<Plugin>();
   p->path = path;
-  p->table = entry();
-  if (p->table == nullptr) throw PluginError(where + CRYPTOBENCH_PLUGIN_ENTRY "() returned NULL");
+  const cryptobench_plugin* table = entry();
+  if (table == nullptr) throw PluginError(where + CRYPTOBENCH_PLUGIN_ENTRY "() returned NULL");
+  // Version and size first: only then is it safe to copy version 1's table.
+  if (table->abi_version != CRYPTOBENCH_PLUGIN_ABI_VERSION ||
+      table->table_size < sizeof(cryptobench_plugin)) {
+    throw PluginError(where + check_table(*table));
+  }
+  p->table_copy = *table;
+  p->table = &p->table_copy;
   if (const std::string problem = check_table(*p->table); !problem.empty()) {
     throw PluginError(where + problem);
   }
-  p->sha256 = file_sha256(path);
+  p->sha256 = sha256;
+  p->claims = claims_of(*p->table);
   p->name = p->table->name;
   p->library = one_line(p->table->library);
   p->version = one_line(p->table->version);

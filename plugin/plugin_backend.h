@@ -25,8 +25,12 @@ class PluginError : public std::runtime_error {
 // Plugin: one loaded library and its checked table; never unloaded.
 struct Plugin {
   std::string path;    // as given
-  std::string sha256;  // of the file's bytes
-  const cryptobench_plugin* table = nullptr;
+  std::string sha256;  // of the bytes loaded
+  // A copy of the plugin's table, taken once: later changes to its own copy
+  // have no effect here.
+  cryptobench_plugin table_copy{};
+  const cryptobench_plugin* table = nullptr;  // &table_copy
+  std::string claims;  // every fact of the table, as text (self_check.h's fingerprint)
   BackendEntry entry{};
   std::string name, library, version, code_path, limits;
 };

@@ -21,11 +21,17 @@ std::vector<std::string> vector_folders();
 // SelfCheck: what the child found; `problem` is one line, "" when it passed.
 struct SelfCheck {
   std::string problem;
-  std::string summary;  // e.g. "35 vector files, 5405 cases; 212 equivalence checks"
+  std::string summary;           // e.g. "35 vector files, 5405 cases; 212 equivalence checks"
+  std::string fingerprint = {};  // of what the child checked (fingerprint())
 };
 
 // self_check: loads `path` in a child process and runs every check there.
 SelfCheck self_check(const std::string& path, const std::vector<std::string>& folders);
+
+// fingerprint: the file's sha256 and the table's claims, to compare what the
+// child checked with what the parent loads.
+struct Plugin;
+std::string fingerprint(const Plugin& plugin);
 
 // add_plugins: each plugin self-checked, then loaded here and registered as a
 // backend (kept for the process's life); its context says where it came

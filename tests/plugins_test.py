@@ -1,6 +1,6 @@
 """The plugins that work, run as a user runs them (CTest plugins.run).
 
-  plugins_test.py SOURCE BINARY WORK INHOUSE.so CRASHING.so
+  plugins_test.py SOURCE BINARY WORK INHOUSE.so CRASHING.so CONTROL.so [AESNI.so]
 
 - The in-house OpenSSL wrapper runs beside openssl in seed000: it passes its
   self-check (said on stderr), every benchmark of it is verified and
@@ -8,6 +8,8 @@
   file's sha256, and the answer, the JMH export and the report rank it.
 - The same through CRYPTOBENCH_PLUGINS.
 - A refused plugin leaves an earlier good --benchmark_out file as it was.
+- Several plugins at once (the hostile plugins' correct control, the aesni
+  kernels as a plugin where built) each pass, and run beside each other.
 """
 import hashlib
 import json
@@ -16,7 +18,8 @@ import shutil
 import subprocess
 import sys
 
-SOURCE, BINARY, WORK, INHOUSE, CRASHING = sys.argv[1:6]
+SOURCE, BINARY, WORK, INHOUSE, CRASHING, CONTROL = sys.argv[1:7]
+AESNI = sys.argv[7] if len(sys.argv) > 7 and sys.argv[7] else None
 RESULTS = os.path.join(SOURCE, "tools", "results", "cryptobench-results")
 FILTER = "--benchmark_filter=threads:1$"
 failures = []
@@ -81,6 +84,19 @@ if os.path.isfile(out):
     check(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
           and "crashed in its self-check" in r.stderr, f"the crashing plugin: {r.returncode} {r.stderr}")
     check(open(out, "rb").read() == before, "a refused plugin's run replaced the good file")
+
+# Several at once: each checked on its own, then all run together.
+plugins = [INHOUSE, CONTROL] + ([AESNI] if AESNI else [])
+names = ["inhouse-openssl", "hostile-none"] + (["aesni-plugin"] if AESNI else [])
+r = run(*[f"--plugin={p}" for p in plugins], f"--backends={','.join(['openssl'] + names)}",
+        "--suite=seed003", "--benchmark_filter=op:encrypt/size:1000/codec:none/pool:on/",
+        "--benchmark_min_time=0.002", "--benchmark_format=json")
+check(r.returncode == 0 and all(f"plugin {n} (" in r.stderr for n in names),
+      f"several plugins: exit {r.returncode}: {r.stderr[-1500:]}")
+if r.returncode == 0:
+    ran = {b["name"].split("/")[1] for b in json.loads(r.stdout)["benchmarks"]
+           if "error_occurred" not in b}
+    check(ran == {f"backend:{n}" for n in ["openssl"] + names}, f"several plugins ran {ran}")
 
 print(f"plugins_test: {'FAILED (%d checks)' % len(failures) if failures else 'passed'}")
 sys.exit(1 if failures else 0)

@@ -10,9 +10,14 @@
  *   overrun       ECB: writes one byte past its output
  *   error_code    set_key reports an error
  *   crash         encrypt_blocks dereferences NULL
- *   forged_tag    gcm_open accepts any tag */
+ *   forged_tag    gcm_open accepts any tag
+ *   hang          set_key never returns (and turns the self-check's alarm off)
+ *   two_faced     claims ECB alone while its self-check runs (an alarm is
+ *                 pending), ECB and GCM otherwise */
 #include <openssl/evp.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "plugin/cryptobench_plugin.h"
@@ -35,6 +40,11 @@ static void free_context(cryptobench_plugin_context *ctx) { free(ctx); }
 
 static int set_key(cryptobench_plugin_context *ctx, const uint8_t *key, size_t key_size) {
   if (IS(error_code)) return CRYPTOBENCH_PLUGIN_ERROR;
+  if (IS(hang)) {
+    alarm(0);
+    signal(SIGALRM, SIG_IGN);
+    for (;;) pause();
+  }
   memcpy(ctx->key, key, key_size);
   ctx->key_size = key_size;
   return CRYPTOBENCH_PLUGIN_OK;
@@ -115,6 +125,13 @@ static const struct cryptobench_plugin *table(void) {
   t.version = "1";
   t.code_path = "OpenSSL EVP, one context per call";
   t.modes = CRYPTOBENCH_PLUGIN_ECB | CRYPTOBENCH_PLUGIN_GCM;
+  if (IS(two_faced)) {
+    const unsigned left = alarm(0);
+    if (left > 0) {
+      alarm(left);
+      t.modes = CRYPTOBENCH_PLUGIN_ECB;
+    }
+  }
   t.key_sizes = CRYPTOBENCH_PLUGIN_AES128 | CRYPTOBENCH_PLUGIN_AES256;
   t.register_bits = 128;
   t.gcm_min_tag = 4;
