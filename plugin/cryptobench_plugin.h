@@ -20,8 +20,10 @@
  * padding itself, carries the CBC chaining value across calls, and wipes the
  * output of a failed GCM open: a plugin implements the raw primitives only.
  * A context is used by one thread at a time; different contexts may be used
- * by different threads at once. `out` may equal `in` (in place) but never
- * overlaps it otherwise.
+ * by different threads at once, and the codec and KDF functions (which take
+ * no context) are called from several threads at once: they must be
+ * thread-safe. `out` may equal `in` (in place) but never overlaps it
+ * otherwise.
  */
 #ifndef CRYPTOBENCH_PLUGIN_H
 #define CRYPTOBENCH_PLUGIN_H
