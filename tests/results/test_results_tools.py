@@ -291,6 +291,30 @@ class CompareTest(unittest.TestCase):
         worse = {r.name for r in rows if r.verdict == "worse"}
         self.assertEqual(worse, set(slowed))
 
+    def test_a_drift_of_the_whole_run_is_taken_out(self):
+        """Two runs of one binary drift apart as a whole (seen: 0.8-2.4%, beyond
+        the in-run floor, 93 of 355 benchmarks flagged before): a shift all
+        benchmarks share, up to compare.DRIFT, is said and taken out; a change
+        of one benchmark beside it is still found."""
+        doc = json.load(lzma.open(AA_ZEN5_A, "rt"))
+        names = sorted({b["name"] for b in doc["benchmarks"] if b["run_type"] == "iteration"})
+        drifted = copy.deepcopy(doc)
+        for b in drifted["benchmarks"]:
+            b["real_time"] *= 1.025 * (1.3 if b["name"] == names[7] else 1.0)
+        with tempfile.TemporaryDirectory() as d:
+            new = gbench.load_run(write_json(d, "drifted.json", drifted))
+        rows, _, warnings, _ = compare.compare(gbench.load_run(AA_ZEN5_A), new, ["time_ns"])
+        self.assertEqual({r.name for r in rows if r.verdict in ("better", "worse")}, {names[7]})
+        self.assertTrue(any("x1.025 across the board" in w for w in warnings), warnings)
+        # Beyond DRIFT the shift is a change like any other: every benchmark is judged as is.
+        for b in drifted["benchmarks"]:
+            b["real_time"] *= 1.5
+        with tempfile.TemporaryDirectory() as d:
+            new = gbench.load_run(write_json(d, "slower.json", drifted))
+        rows, _, warnings, _ = compare.compare(gbench.load_run(AA_ZEN5_A), new, ["time_ns"])
+        self.assertGreater(sum(r.verdict == "worse" for r in rows), 0.9 * len(rows))
+        self.assertFalse(any("across the board" in w for w in warnings))
+
     def test_change_within_the_noise_floor_is_not_flagged(self):
         doc = json.load(lzma.open(DECISION_A, "rt"))
         base = gbench.load_run(DECISION_A)

@@ -16,6 +16,13 @@ keeps the expected share of false changes among those reported at alpha;
 a change that touches many benchmarks lowers every q, one that touches a
 few needs repetitions enough for a small p.
 
+Two runs of one binary also drift apart as a whole: on the Zen 5 VM, five
+A/A pairs differed by 0.8-2.4% in every benchmark alike, beyond each run's
+own floor, and compare flagged 93 of 355 benchmarks. A shift the metric's
+benchmarks share (their median ratio, over 10 or more) of up to DRIFT is
+taken out and said: each change is judged against it (12 of 355 flagged in
+the same pairs). A larger shift is judged as it is, benchmark by benchmark.
+
 Allocations made less than once per 100 operations are one-time
 allocations (a buffer or table set up once per repetition), per operation
 0, and never a change. A geometric-mean summary with its 95% interval
@@ -29,6 +36,11 @@ from .gbench import HIGHER_IS_BETTER, ResultsError
 
 ALLOC_METRICS = ("allocs_per_op", "alloc_bytes_per_op")
 ONE_TIME_RATE = 0.01  # allocations per operation below which they are one-time
+# A shift every benchmark shares, up to DRIFT, is the machine's between two
+# runs (A/A pairs, Zen 5 VM, results/reference/2026-12-03-noise-zen5: 0.8 to
+# 2.4%); it is taken out when at least MIN_FOR_SHIFT benchmarks show it.
+DRIFT = 0.03
+MIN_FOR_SHIFT = 10
 
 DEFAULT_METRICS = ["time_ns", "bytes_per_second", "ops_per_ms", "cycles_per_byte",
                    "allocs_per_op", "alloc_bytes_per_op"]
@@ -100,6 +112,7 @@ def compare(base, new, metrics=None, alpha=0.05, backend_pair=None):
     if not pairs:
         raise ResultsError(f"{base.path} and {new.path} have no benchmark in common")
     rows, warnings = [], []
+    samples = {}  # id(row) -> (base's samples, new's), for the rows to test
     floor = noise.combined(noise.noise_floor(base), noise.noise_floor(new))
     n_base, n_new = base.repetitions, new.repetitions
     testable = stats.min_achievable_p(n_base, n_new) < alpha
@@ -126,15 +139,46 @@ def compare(base, new, metrics=None, alpha=0.05, backend_pair=None):
                                 math.nan, math.nan, math.nan, "counted", "same"))
                 continue
             change = mn / mb - 1 if mb != 0 else (0.0 if mn == 0 else math.nan)
-            _, p, method = stats.mann_whitney(xs, ys)
-            lo, hi = stats.bootstrap_change_ci(xs, ys) if mb != 0 else (math.nan, math.nan)
-            rows.append(Row(n.name if backend_pair else b.name, metric, mb, mn, change, lo, hi, p,
-                            method, ""))
+            rows.append(Row(n.name if backend_pair else b.name, metric, mb, mn, change, math.nan,
+                            math.nan, math.nan, "", ""))
+            samples[id(rows[-1])] = (xs, ys)
+    # Two runs of one binary drift apart as a whole (measured: every benchmark
+    # 0.8-2.4% slower in the second run of a pair, around that shift a spread
+    # of about 1%): within DRIFT, a shift shared by the metric's benchmarks is
+    # taken out, and each change is judged against it.
+    shifts = {}
+    for metric in metrics:
+        if backend_pair or metric in ALLOC_METRICS:
+            continue
+        ratios = [r.new / r.base for r in rows
+                  if r.metric == metric and id(r) in samples and r.base > 0 and r.new > 0]
+        if len(ratios) >= MIN_FOR_SHIFT:
+            shift = stats.median(ratios)
+            if abs(math.log(shift)) <= math.log(1 + DRIFT):
+                shifts[metric] = (shift, len(ratios))
+    for r in rows:
+        if id(r) not in samples:
+            continue
+        xs, ys = samples[id(r)]
+        shift = shifts.get(r.metric, (1.0, 0))[0]
+        xs = [x * shift for x in xs]
+        _, r.p, r.method = stats.mann_whitney(xs, ys)
+        if r.base != 0:
+            r.ci_low, r.ci_high = stats.bootstrap_change_ci(xs, ys)
+            r.change = r.new / (r.base * shift) - 1
     for metric in metrics:
         tested = [r for r in rows if r.metric == metric and not r.verdict]
         for r, q in zip(tested, stats.benjamini_hochberg([r.p for r in tested])):
             r.q = q
             r.verdict = _verdict(r, alpha, testable, floor)
+    for metric, (shift, count) in shifts.items():
+        if abs(shift - 1) >= 0.0005:
+            warnings.append(
+                f"{metric}: the new run differs from the base by x{shift:.3f} across the board (the "
+                f"median over {count} benchmarks), within the {DRIFT:.0%} that two runs of one "
+                "binary drift apart: taken out, each change below is against it (a change to every "
+                "benchmark this small cannot be told from that drift; interleave both builds in "
+                "one run to see it)")
     summary = {"cells": len({r.name for r in rows}),
                "cells_flagged": len({r.name for r in rows if r.verdict in ("better", "worse")})}
     for metric in metrics:
