@@ -12,10 +12,10 @@ A backend was asked for in a class when the run has an entry of it there:
 the binary reports every selected benchmark, a failed or skipped one as an
 error (gbench.INTERRUPTED for a skipped one).
 """
-import re
 from collections import OrderedDict
 
 from .gbench import INTERRUPTED, shown
+from .sampled import workload_of
 
 # What the binary (run_context.cc) records when another cryptobench run
 # measured on the machine as this one started.
@@ -82,7 +82,7 @@ def header(run):
     if mixed:
         never = run.sampling.never_quiet
         lacking = _backend_list(run.benchmarks[n].params.get("backend", "?") for n in never)
-        workloads = len({re.sub(r"(^|/)backend:[^/]*", "", b.name) for b in mixed})
+        workloads = len({workload_of(b.name) for b in mixed})
         lines.append(f"CONTENDED: {len(never)} benchmark{'s' if len(never) > 1 else ''} of "
                      f"{lacking} ran beside a noisy neighbour in every round: in "
                      f"{'those' if workloads > 1 else 'that'} {workloads} "

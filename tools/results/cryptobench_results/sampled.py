@@ -63,7 +63,6 @@ class Sampling:
     preempted_ns: float = 0.0    # samples the scheduler interrupted (left out)
     benchmarks: int = 0          # benchmarks whose figures come from samples
     kept_json: list = field(default_factory=list)   # names that kept their JSON figures, and why
-    whole_loops: list = field(default_factory=list)  # names whose workload lacked a quiet figure
     never_quiet: list = field(default_factory=list)  # names with no quiet repetition
     dropped: int = 0             # repetitions with no quiet figure (contended throughout)
 
@@ -319,12 +318,11 @@ def apply(run):
     # whole-loop figures, contention included: a quiet figure beside a
     # contended one would rank the neighbour, and no figure would rank nothing.
     sampling.never_quiet = [name for name, (_, keep) in quiet.items() if not keep]
-    lacking = {_workload(name) for name in sampling.never_quiet}
+    lacking = {workload_of(name) for name in sampling.never_quiet}
     for name, (new, keep) in quiet.items():
         b = run.benchmarks[name]
-        if _workload(name) in lacking:
+        if workload_of(name) in lacking:
             b.contention_included = True
-            sampling.whole_loops.append(name)
             continue
         sampling.dropped += len(b.run_names) - len(keep)
         b.samples = new
@@ -334,7 +332,7 @@ def apply(run):
         sampling.benchmarks += 1
 
 
-def _workload(name):
+def workload_of(name):
     """A benchmark's name without its backend: the figures a ranking compares."""
     return re.sub(r"(^|/)backend:[^/]*", "", name)
 
