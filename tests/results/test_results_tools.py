@@ -631,11 +631,12 @@ class ReportTest(unittest.TestCase):
         self.assertLess(html.index("<table class='answer'>"), html.index("<figure"))
         decisions = html[html.index("<table class='answer'>"):html.index("<h3>Traffic mix ")]
         self.assertEqual(decisions.count("<tr class="), len(a.sentences))
-        self.assertIn("<b>Noise floor 61.5%</b>", html)
+        floor = f"{100 * a.floor.value:.1f}%"
+        self.assertIn(f"<b>Noise floor {floor}</b>", html)
         ties = [s for s in a.sentences if s.first.verdict in ("noise", "not-significant")]
         self.assertTrue(ties)
         self.assertEqual(decisions.count("<tr class='tie'>"), len(ties))
-        self.assertEqual(decisions.count("tie: within the 61.5% noise floor")
+        self.assertEqual(decisions.count(f"tie: within the {floor} noise floor")
                          + decisions.count("tie: not significant"), len(ties))
         for s in a.sentences:
             self.assertIn(escape(answer.workload_text(s)), decisions)

@@ -215,6 +215,33 @@ class RecordTest(unittest.TestCase):
         self.assertNotIn("round", b.params)
 
 
+class QuietLevelTest(unittest.TestCase):
+    """A round's quiet figure: its quiet samples within the band of the
+    fastest, as one rate; uneven work at the scale of a sample is kept, a
+    faint neighbour's slow samples are not."""
+
+    @staticmethod
+    def figures(per_iteration_ns, iterations=25):
+        import numpy as np
+        ns = [t * iterations for t in per_iteration_ns]
+        samples = np.array([[0, x, iterations, x] for x in ns], dtype=float)
+        probes = np.full((len(ns) + 1, 1), 500.0)
+        sampling = sampled.Sampling("x")
+        return sampled._loop_figures({"samples": samples, "probes": probes}, [625.0],
+                                     sampling, 250e3)
+
+    def test_uneven_work_is_averaged_not_dodged(self):
+        # A copy doing about 2.7% more work runs one extra operation in every
+        # third sample: its fastest sample, and its median one, would read
+        # no difference at all.
+        _, level, _ = self.figures([1000, 1000, 1080] * 6)
+        self.assertAlmostEqual(level, 1026.7, delta=0.5)
+
+    def test_a_faint_neighbours_slow_samples_are_left_out(self):
+        _, level, _ = self.figures([1000, 1002, 1001, 1300, 1250, 1003, 999, 1001])
+        self.assertAlmostEqual(level, 1001, delta=1)
+
+
 class PairedStatsTest(unittest.TestCase):
     def test_paired_ratios_follow_rounds(self):
         self.assertEqual(stats.paired_ratios([2, 4, 9], [0, 1, 3], [1, 2, 3], [0, 1, 2]), [2, 2])
@@ -227,11 +254,77 @@ class PairedStatsTest(unittest.TestCase):
         self.assertAlmostEqual(stats.min_paired_p(6), 2 / 64)
 
     def test_paired_interval(self):
-        low, high = stats.paired_ratio_ci([[1.02, 1.03, 1.04, 1.03, 1.03]])
+        low, high = stats.paired_ratio_ci([[1.02, 1.03, 1.04, 1.03, 1.03, 1.05, 1.01, 1.03]])
         self.assertLessEqual(low, 1.03)
         self.assertGreaterEqual(high, 1.03)
         self.assertGreater(low, 1.0)
         self.assertTrue(all(math.isnan(x) for x in stats.paired_ratio_ci([[1.0]])))
+        # Five rounds: the sign test cannot reach p < 0.05 (2 / 32), so no
+        # value is left out and no interval is claimed.
+        self.assertTrue(all(math.isnan(x) for x in stats.paired_ratio_ci([[1.03] * 5])))
+
+    def test_one_size_interval_and_sign_test_never_disagree(self):
+        # The interval inverts the sign test: 1.00 lies outside it exactly
+        # when p < 0.05, whatever the sample (the bootstrap it replaces
+        # disagreed on 256 B in a default run: 0.98x [0.96, 1.00], p = 0.065).
+        import random
+        rng = random.Random(7)
+        checked = 0
+        for _ in range(2000):
+            n = rng.randint(2, 45)
+            centre = rng.uniform(0.97, 1.03)
+            ratios = [centre * rng.lognormvariate(0, rng.choice((0.005, 0.02, 0.1)))
+                      for _ in range(n)]
+            low, high = stats.paired_ratio_ci([ratios])
+            p = stats.sign_test_p(ratios)
+            if math.isnan(low):
+                self.assertGreaterEqual(p, 0.05)
+                continue
+            checked += 1
+            self.assertEqual(p < 0.05, not low <= 1 <= high, (ratios, low, high, p))
+            self.assertTrue(low <= stats.median(ratios) <= high)
+        self.assertGreater(checked, 1000)
+
+
+class ClassFloorTest(unittest.TestCase):
+    """The answer's floor takes out a change the whole class shares between
+    the halves (it moves no margin); a backend that drifts alone stays in."""
+
+    @staticmethod
+    def run_with(drift_all, drift_one, rounds=20):
+        doc = {"context": {"design": "rounds", "num_cpus": 2}, "benchmarks": []}
+        for backend in ("a", "b", "c", "d"):
+            name = (f"grid/backend:{backend}/cipher:aes-128-cbc/op:encrypt/size:16384/codec:none/"
+                    "pool:on/key:cached/real_time/threads:1")
+            for k in range(rounds):
+                late = k >= rounds // 2
+                slow = (1 + drift_all if late else 1) * (1 + drift_one if late and backend == "a"
+                                                         else 1)
+                ns = 10000 * slow * (1 + 0.001 * (k % 3))
+                doc["benchmarks"].append({
+                    "name": name, "run_name": name, "run_type": "iteration",
+                    "repetitions": rounds, "repetition_index": k, "threads": 1,
+                    "iterations": 100, "real_time": ns, "time_unit": "ns",
+                    "bytes_per_second": 16384 / ns * 1e9})
+        folder = tempfile.mkdtemp()
+        path = os.path.join(folder, "run.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        run = gbench.load_run(path)
+        shutil.rmtree(folder)
+        return run
+
+    def test_a_shift_the_class_shares_is_taken_out(self):
+        run = self.run_with(0.05, 0)
+        self.assertGreater(noise.noise_floor(run).value, 0.045)
+        floor = noise.noise_floor(run, within="class")
+        self.assertLess(floor.value, 0.005)
+        self.assertIn("each against the other backends of its workload", floor.describe())
+        self.assertIn("5.0% slower in its late half", floor.describe())
+
+    def test_a_backend_drifting_alone_stays_in_the_floor(self):
+        run = self.run_with(0.05, 0.04)
+        self.assertGreater(noise.noise_floor(run, within="class").value, 0.03)
 
 
 if __name__ == "__main__":

@@ -113,7 +113,8 @@ def compare(base, new, metrics=None, alpha=0.05, backend_pair=None):
         raise ResultsError(f"{base.path} and {new.path} have no benchmark in common")
     rows, warnings = [], []
     samples = {}  # id(row) -> (base's samples, new's), for the rows to test
-    floor = noise.combined(noise.noise_floor(base), noise.noise_floor(new))
+    floor = noise.combined(noise.noise_floor(base, within="run"),
+                           noise.noise_floor(new, within="run"))
     n_base, n_new = base.repetitions, new.repetitions
     testable = stats.min_achievable_p(n_base, n_new) < alpha
     if not testable:

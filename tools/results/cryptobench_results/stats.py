@@ -8,6 +8,8 @@ rather than hand-written distribution functions.
 - Percentile bootstrap intervals (scipy.stats.bootstrap) for ratios of
   medians, one sample or several per side.
 - The t-interval of a geometric mean of ratios (the mean of their logs).
+- For paired rounds, the exact sign test and the interval of the median
+  that inverts it, so that the two never disagree on one sample.
 """
 import math
 
@@ -143,13 +145,34 @@ def sign_test_p(ratios):
     return float(sps.binomtest(above, above + below, 0.5).pvalue)
 
 
+def sign_test_interval(ratios, confidence=0.95):
+    """The interval of the median ratio that inverts sign_test_p: every
+    value m for which the sign test of ratios / m keeps the null at
+    1 - confidence. Its ends are order statistics, so it is exact and
+    distribution-free, and 1.00 lies outside it exactly when
+    sign_test_p(ratios) < 1 - confidence (a p and an interval that cannot
+    disagree). (NaN, NaN) when too few ratios to exclude anything."""
+    xs = sorted(float(r) for r in ratios)
+    n, alpha = len(xs), 1 - confidence
+    # For m strictly between xs[j - 1] and xs[j], j ratios lie below it.
+    kept = [j for j in range(n + 1)
+            if float(sps.binomtest(min(j, n - j), n, 0.5).pvalue) >= alpha]
+    if not kept or kept[0] == 0 or kept[-1] == n:
+        return math.nan, math.nan
+    return xs[kept[0] - 1], xs[kept[-1]]
+
+
 def paired_ratio_ci(ratio_lists, confidence=0.95):
-    """Percentile bootstrap interval of the geometric mean over sizes of the
-    median per-round ratio; each size's rounds are resampled (a round is a
-    block of time: rounds are a whole pass over the run apart, longer than a
-    noisy neighbour's regime). (NaN, NaN) when a size has fewer than 2 rounds."""
+    """The interval of the geometric mean over sizes of the median per-round
+    ratio. One size: sign_test_interval (it agrees with the sign test by
+    construction). Several: a percentile bootstrap where each size's rounds
+    are resampled (a round is a block of time: rounds are a whole pass over
+    the run apart, longer than a noisy neighbour's regime). (NaN, NaN) when a
+    size has fewer than 2 rounds."""
     if any(len(r) < 2 for r in ratio_lists) or not ratio_lists:
         return math.nan, math.nan
+    if len(ratio_lists) == 1:
+        return sign_test_interval(ratio_lists[0], confidence)
     rng = np.random.default_rng(SEED)
     logs = np.zeros(RESAMPLES)
     for ratios in ratio_lists:
