@@ -20,6 +20,7 @@ import time
 
 # A few one-thread benchmarks of the quick suite, each a repetition of
 # min_time: enough to interrupt in the middle.
+PROGRESS = " elapsed, ~"  # the first progress line: about 5 s in, some benchmarks done
 QUICK = ["--suite=quick", "--benchmark_filter=threads:1$", "--benchmark_min_time=0.05"]
 ONE = ["--suite=quick", "--benchmark_min_time=0.01", "--benchmark_repetitions=1",
        "--benchmark_filter=backend:aesni/.*op:encrypt/size:16/codec:none/pool:on/.*threads:1$"]
@@ -91,7 +92,7 @@ def case_signals(binary, work):
             f.write("GOOD")
         p = subprocess.Popen([binary, *QUICK, f"--benchmark_out={out}"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        err, _ = signal_after(p, "[2/", [sig])
+        err, _ = signal_after(p, PROGRESS, [sig])
         check(p.returncode == code, f"{sig.name}: exit {p.returncode}, expected {code}\n{err[-800:]}")
         check(f"interrupted ({sig.name})" in err, f"{sig.name}: the run did not say so")
         good, others = complete_results(out)
