@@ -291,10 +291,10 @@ class ClassFloorTest(unittest.TestCase):
     the halves (it moves no margin); a backend that drifts alone stays in."""
 
     @staticmethod
-    def run_with(drift_all, drift_one, rounds=20):
+    def run_with(drift_all, drift_one, rounds=20, backends="abcd", sizes=(16384,)):
         doc = {"context": {"design": "rounds", "num_cpus": 2}, "benchmarks": []}
-        for backend in ("a", "b", "c", "d"):
-            name = (f"grid/backend:{backend}/cipher:aes-128-cbc/op:encrypt/size:16384/codec:none/"
+        for backend, size in ((b, z) for b in backends for z in sizes):
+            name = (f"grid/backend:{backend}/cipher:aes-128-cbc/op:encrypt/size:{size}/codec:none/"
                     "pool:on/key:cached/real_time/threads:1")
             for k in range(rounds):
                 late = k >= rounds // 2
@@ -305,7 +305,7 @@ class ClassFloorTest(unittest.TestCase):
                     "name": name, "run_name": name, "run_type": "iteration",
                     "repetitions": rounds, "repetition_index": k, "threads": 1,
                     "iterations": 100, "real_time": ns, "time_unit": "ns",
-                    "bytes_per_second": 16384 / ns * 1e9})
+                    "bytes_per_second": size / ns * 1e9})
         folder = tempfile.mkdtemp()
         path = os.path.join(folder, "run.json")
         with open(path, "w") as f:
@@ -321,6 +321,17 @@ class ClassFloorTest(unittest.TestCase):
         self.assertLess(floor.value, 0.005)
         self.assertIn("each against the other backends of its workload", floor.describe())
         self.assertIn("5.0% slower in its late half", floor.describe())
+
+    def test_a_class_of_two_is_set_against_the_runs_shift(self):
+        # Two backends at six sizes: no class has a steady median of its own,
+        # but the run's drift moves both sides of each margin alike.
+        run = self.run_with(0.05, 0, backends="ab", sizes=(16, 64, 256, 1024, 4096, 16384))
+        self.assertGreater(noise.noise_floor(run).value, 0.045)
+        self.assertLess(noise.noise_floor(run, within="class").value, 0.005)
+        # One backend 4% further: the run's median lies between the two, and
+        # each side is about 2% from it.
+        self.assertGreater(noise.noise_floor(self.run_with(0.05, 0.04, backends="ab", sizes=(
+            16, 64, 256, 1024, 4096, 16384)), within="class").value, 0.018)
 
     def test_a_backend_drifting_alone_stays_in_the_floor(self):
         run = self.run_with(0.05, 0.04)

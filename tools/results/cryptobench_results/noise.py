@@ -23,8 +23,9 @@ What the floor is compared with decides what it takes out first
 (`within`). The answer compares backends of one workload class, measured
 side by side in every round: a change the whole class shares between the
 halves moves none of its margins, so each benchmark's change is taken
-relative to its class's median change. A class of one or two keeps each
-benchmark's own change: a median of two is as noisy as either.
+relative to its class's median change. A class of one or two (a median of
+two is as noisy as either) is taken against the run's median change
+instead, a drift that moves both sides of its margins alike.
 compare sets each benchmark against itself in another run, and takes out a
 shift the whole run shares (compare.py): so does its floor, relative to the
 run's median change (MIN_FOR_SHIFT benchmarks or more). Measured on two
@@ -66,7 +67,8 @@ class NoiseFloor:
                     f"{self.cells} benchmarks' repetitions differ by less in {QUANTILE}% of them; "
                     "the repetitions ran back to back, so drift over minutes is not in it; "
                     "smaller margins count as ties")
-        against = {"class": ", each against the other backends of its workload,",
+        against = {"class": ", each against the other backends of its workload (or the "
+                            "whole run),",
                    "run": ", each against the whole run's shift,"}.get(self.within, "")
         text = (f"noise floor {100 * self.value:.1f}%: the early and late halves of each of "
                 f"{self.cells} benchmarks' repetitions differ{against} by less in {QUANTILE}% "
@@ -98,20 +100,34 @@ def split_half_changes(run, benchmarks=None, within=""):
     """|late / early - 1| per benchmark; within="class" or "run": relative to
     the median of its class's (or the run's) late / early first (module
     docstring)."""
+    return _changes(run, benchmarks, within)[0]
+
+
+def _changes(run, benchmarks, within):
+    """(the changes, whether any was taken relative to its class or run)."""
     ratios = _late_over_early(run, benchmarks)
     if within == "run" and len(ratios) >= MIN_FOR_SHIFT:
         shift = stats.median(list(ratios.values()))
-        return [abs(r / shift - 1) for r in ratios.values()]
+        return [abs(r / shift - 1) for r in ratios.values()], True
     groups = {}
     if within == "class":
         for name, r in ratios.items():
             groups.setdefault(sampled.workload_of(name), []).append(r)
-    changes = []
+    # A class too small for a steady median of its own still shares the
+    # run's drift, which moves both sides of its margin alike.
+    shift = stats.median(list(ratios.values())) if len(ratios) >= MIN_FOR_SHIFT else None
+    changes, relative = [], False
     for name, r in ratios.items():
-        group = groups.get(sampled.workload_of(name), []) if within == "class" else []
-        changes.append(abs(r / stats.median(group) - 1) if len(group) >= MIN_GROUP
-                       else abs(r - 1))
-    return changes
+        group = groups.get(sampled.workload_of(name), [])
+        if len(group) >= MIN_GROUP:
+            changes.append(abs(r / stats.median(group) - 1))
+            relative = True
+        elif within == "class" and shift is not None:
+            changes.append(abs(r / shift - 1))
+            relative = True
+        else:
+            changes.append(abs(r - 1))
+    return changes, relative
 
 
 def noise_floor(run, within=""):
@@ -120,19 +136,20 @@ def noise_floor(run, within=""):
     for b in run.benchmarks.values():
         backend = b.params.get("backend", "")
         (back_to_back if sources.interleaved(run.context, backend) is False else kept).append(b)
-    changes = split_half_changes(run, kept, within)
+    changes, relative = _changes(run, kept, within)
     left_out = sorted({b.params.get("backend", "") for b in back_to_back
                        if split_half_changes(run, [b])})
     only_back_to_back = False
     used = kept
     if not changes:
-        changes, left_out, used = split_half_changes(run, back_to_back, within), [], back_to_back
+        (changes, relative), left_out, used = _changes(run, back_to_back, within), [], back_to_back
         only_back_to_back = bool(changes)
     if not changes:
         return NoiseFloor(math.nan, 0, run.repetitions)
     ratios = list(_late_over_early(run, used).values())
     return NoiseFloor(stats.percentile(changes, QUANTILE), len(changes), run.repetitions,
-                      left_out, only_back_to_back, within, stats.median(ratios) - 1)
+                      left_out, only_back_to_back, within if relative else "",
+                      stats.median(ratios) - 1)
 
 
 def combined(*floors):
