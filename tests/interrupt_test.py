@@ -39,6 +39,13 @@ def interrupt_once(p, marker, delay):
         if p.poll() is not None:
             break
         time.sleep(0.05)
+    if not any(marker in line for line in lines):
+        # A signal after the marker's wait ran out would still pass, slowly,
+        # and test something else ("[2/" did that for months).
+        p.kill()
+        p.wait()
+        reader.join()
+        fail(f"{marker!r} never showed on stderr:\n{''.join(lines)[-800:]}")
     time.sleep(delay)
     p.send_signal(signal.SIGINT)
     p.wait(timeout=300)

@@ -1062,7 +1062,7 @@ def answer(run, mix_spec="tls-records", alpha=0.05, baseline=None):
     """The answer for one run; `baseline` (default openssl) is the library
     each line sets the winner against."""
     shown_baseline = check_baseline(run, baseline or DEFAULT_BASELINE, baseline is not None)
-    floor = noise.noise_floor(run, within="class")
+    floor = noise.noise_floor(run, within="margins")
     results = classify(run, floor, alpha)
     status = health.header(run)
     if not results:

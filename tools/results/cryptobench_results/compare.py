@@ -4,7 +4,8 @@ p-value, for time and for every counter (Google Benchmark's compare.py
 ignores counters). A change is called better or worse only when it is
 significant, its interval excludes no change, and it is larger than the
 runs' noise floor (noise.py: the larger of the two runs' own split-half A/A
-changes); a significant change within the floor is "within noise".
+changes, each taken against its run's shift as below); a significant change
+within the floor is "within noise".
 
 Significant means q < alpha, where q is the p-value adjusted by
 Benjamini-Hochberg over every benchmark compared in that metric: a run has
@@ -39,7 +40,7 @@ ONE_TIME_RATE = 0.01  # allocations per operation below which they are one-time
 # A shift every benchmark shares, up to DRIFT, is the machine's between two
 # runs (A/A pairs, Zen 5 VM, results/reference/2026-12-03-noise-zen5: 0.8 to
 # 2.4%); it is taken out when at least MIN_FOR_SHIFT benchmarks show it.
-DRIFT = 0.03
+DRIFT = noise.MAX_SHIFT  # its floor takes out the same inside each run
 MIN_FOR_SHIFT = 10
 
 DEFAULT_METRICS = ["time_ns", "bytes_per_second", "ops_per_ms", "cycles_per_byte",

@@ -325,7 +325,7 @@ def weighted_verdict(hosts, key, libs, sizes, floor, rng):
 def fleet(hosts, alpha=0.05, left_out=()):
     """The fleet answer over the hosts (load_hosts, parse_weights)."""
     for h in hosts:
-        h.floor = noise.noise_floor(h.run)
+        h.floor = noise.noise_floor(h.run, within="margins")  # as answer.py
         h.results = OrderedDict((answers.result_key(r), r)
                                 for r in answers.classify(h.run, h.floor, alpha))
     types = machine_types(hosts)

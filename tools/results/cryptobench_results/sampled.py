@@ -11,22 +11,21 @@ fixed throughput-bound AES probe. Here:
   probe over QUIET_LIMIT x that is contended. A sample is quiet when the
   probes on both sides of it are: it is never classified by the measured
   code's own time, which would bias the figure toward the fast samples.
-- A repetition's figure is, per thread, the rate of its quiet samples
-  within QUIET_BAND of the fastest (their time over their iterations,
-  rates summed over threads), scaled onto the JSON's counters: every rate is
-  multiplied and every time divided by (quiet rate / the loop's mean rate),
-  so each figure keeps its JSON meaning and unit. Delays only add (Chen &
-  Revels 2016): a neighbour too faint for the probes to call contended still
-  slows some quiet samples, and the band leaves them out. The fastest
-  sample alone would be biased: a sample is only about 0.25 ms, and where
-  a loop's work is uneven at that scale (a 16 KiB operation takes 10 us, and
-  a copy doing 3% more work runs one extra operation in some samples and not
-  in others) the fastest is the one with the least work (that copy read
-  2.0% slower; the band reads 2.8%, the median sample 3.2%). Measured on two
-  decision runs (one with the injected neighbour): against the median quiet
-  sample, the 95th percentile of the benchmarks' split-half changes (each
-  against its class) fell from 2.5% to 2.2% and from 4.8% to 3.7%
-  (docs/answer.md).
+- A repetition's figure is, per thread, the rate of its quiet samples at
+  most QUIET_BAND slower than the BAND_ANCHOR percentile of them (their
+  time over their iterations; rates summed over threads), scaled onto the
+  JSON's counters: every rate is multiplied and every time divided by
+  (quiet rate / the loop's mean rate), so each figure keeps its JSON meaning
+  and unit. Delays only add (Chen & Revels 2016): a neighbour too faint for
+  the probes to call contended still slows some quiet samples, and the band
+  leaves them out. The fastest sample would be a worse anchor: a sample is
+  only about 0.25 ms, and where a loop's work is uneven at that scale (a
+  16 KiB operation takes 10 us, and a copy doing 3% more work runs one extra
+  operation in some samples and not in others) the fastest is the one with
+  the least work (that copy read 2.0% slower by its fastest samples, 3.2%
+  by the median sample); and the fastest of more samples is faster, so a
+  figure anchored there would depend on how many quiet samples a round had,
+  which contention decides. A quartile does neither.
 - The median over the contended samples gives each benchmark's figure under
   contention (a typical contended level, not the least contended one), and
   the run's contended share is the contended samples' time over all
@@ -58,7 +57,8 @@ QUIET_LIMIT = 1.25     # the regimes are 1.45-1.8x; a probe's own jitter is a fe
 MIN_SAMPLES = 3        # per thread and repetition, for a figure to stand on
 SHORT_SAMPLE = 0.25    # samples under this share of the target are a loop's ramp-up
 RAN = 0.95             # a sample whose thread ran less of its time than this was preempted
-QUIET_BAND = 0.10      # a quiet figure's samples: within this of the fastest (docstring)
+QUIET_BAND = 0.10      # a quiet figure's samples: within this above BAND_ANCHOR (docstring)
+BAND_ANCHOR = 25       # percentile of the quiet samples' times the band is measured from
 RATES = ("bytes_per_second", "items_per_second", "ops_per_ms")
 TIMES = ("time_ns", "cycles_per_byte")
 FILE_NAME = re.compile(r"[A-Za-z0-9_.-]{1,200}")
@@ -224,7 +224,7 @@ def _loop_figures(loop, limit, sampling, target_ns):
         sampling.contended_ns += float(ns[contended].sum())
     level = None
     if quiet.sum() >= MIN_SAMPLES:
-        band = quiet & (per <= per[quiet].min() * (1 + QUIET_BAND))
+        band = quiet & (per <= np.percentile(per[quiet], BAND_ANCHOR) * (1 + QUIET_BAND))
         level = float(ns[band].sum() / iterations[band].sum())
     return (float(ns.sum() / iterations.sum()), level,
             float(np.median(per[contended])) if contended.sum() >= MIN_SAMPLES else None)

@@ -11,6 +11,8 @@ rather than hand-written distribution functions.
 - For paired rounds, the exact sign test and the interval of the median
   that inverts it, so that the two never disagree on one sample.
 """
+import bisect
+import functools
 import math
 
 import numpy as np
@@ -148,18 +150,47 @@ def sign_test_p(ratios):
 def sign_test_interval(ratios, confidence=0.95):
     """The interval of the median ratio that inverts sign_test_p: every
     value m for which the sign test of ratios / m keeps the null at
-    1 - confidence. Its ends are order statistics, so it is exact and
-    distribution-free, and 1.00 lies outside it exactly when
-    sign_test_p(ratios) < 1 - confidence (a p and an interval that cannot
-    disagree). (NaN, NaN) when too few ratios to exclude anything."""
+    1 - confidence (ratios equal to m left out, as sign_test_p does). Its ends
+    are order statistics, or just inside one where a ratio sits on the edge,
+    so it is exact and distribution-free, and 1.00 lies outside it exactly
+    when sign_test_p(ratios) < 1 - confidence: a p and an interval that
+    cannot disagree. (NaN, NaN) when too few ratios to exclude anything."""
     xs = sorted(float(r) for r in ratios)
-    n, alpha = len(xs), 1 - confidence
-    # For m strictly between xs[j - 1] and xs[j], j ratios lie below it.
-    kept = [j for j in range(n + 1)
-            if float(sps.binomtest(min(j, n - j), n, 0.5).pvalue) >= alpha]
-    if not kept or kept[0] == 0 or kept[-1] == n:
+    alpha = 1 - confidence
+    if not xs:
         return math.nan, math.nan
-    return xs[kept[0] - 1], xs[kept[-1]]
+    values = sorted(set(xs))
+    # The counts below and above m change only at the ratios: each ratio and
+    # each gap between two is one case, as are the two sides beyond them.
+    # (low end, high end) of each case; a ratio is its own both ends.
+    cases = [(-math.inf, values[0])]
+    for a, b in zip(values, values[1:]):
+        cases += [(a, a), (a, b)]
+    cases += [(values[-1], values[-1]), (values[-1], math.inf)]
+
+    def keeps(case):
+        low, high = case
+        m = low if low == high else (high / 2 if low == -math.inf else
+                                     low * 2 if high == math.inf else (low + high) / 2)
+        below = bisect.bisect_left(xs, m)
+        return _sign_p(below, len(xs) - bisect.bisect_right(xs, m)) >= alpha
+
+    kept = [k for k, case in enumerate(cases) if keeps(case)]
+    if not kept or kept[0] == 0 or kept[-1] == len(cases) - 1:
+        return math.nan, math.nan
+    # A gap's end is a ratio the test rejects: the interval stops just inside it.
+    first, last = cases[kept[0]], cases[kept[-1]]
+    low = first[0] if first[0] == first[1] else math.nextafter(first[0], math.inf)
+    high = last[1] if last[0] == last[1] else math.nextafter(last[1], -math.inf)
+    return low, high
+
+
+@functools.lru_cache(maxsize=4096)
+def _sign_p(below, above):
+    """sign_test_p for counts: two-sided exact binomial test."""
+    if below + above == 0:
+        return 1.0
+    return float(sps.binomtest(above, below + above, 0.5).pvalue)
 
 
 def paired_ratio_ci(ratio_lists, confidence=0.95):
