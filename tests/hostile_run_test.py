@@ -63,6 +63,8 @@ def signal_after(p, marker, signals, gap=0.5, delay=0.0):
     """Sends each of `signals` (`gap` s apart) `delay` s after `marker` shows
     on p's stderr; returns (stderr, seconds from the last signal to the exit)."""
     lines, reader = wait_for(p, marker)
+    if p.poll() is not None:
+        reader.join(timeout=5)  # the last lines may still be on their way
     if not any(marker in line for line in lines):
         # A signal after the wait ran out would still pass, slowly, and test
         # something else ("[2/" did that for months).

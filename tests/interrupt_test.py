@@ -39,6 +39,8 @@ def interrupt_once(p, marker, delay):
         if p.poll() is not None:
             break
         time.sleep(0.05)
+    if p.poll() is not None:
+        reader.join(timeout=5)  # the last lines may still be on their way
     if not any(marker in line for line in lines):
         # A signal after the marker's wait ran out would still pass, slowly,
         # and test something else ("[2/" did that for months).

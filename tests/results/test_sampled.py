@@ -216,9 +216,9 @@ class RecordTest(unittest.TestCase):
 
 
 class QuietLevelTest(unittest.TestCase):
-    """A round's quiet figure: its quiet samples within the band of the
-    fastest, as one rate; uneven work at the scale of a sample is kept, a
-    faint neighbour's slow samples are not."""
+    """A round's quiet figure: its quiet samples at most 10% slower than
+    their first quartile, as one rate; uneven work at the scale of a sample
+    is kept, a faint neighbour's slow samples are not."""
 
     @staticmethod
     def figures(per_iteration_ns, iterations=250):
@@ -242,6 +242,12 @@ class QuietLevelTest(unittest.TestCase):
         # see: the median sample (1002) and the mean (1086) both move.
         _, level, _ = self.figures([1000, 1300, 1002, 1120, 1001, 1250, 999, 1140, 1003, 1001])
         self.assertAlmostEqual(level, 1001, delta=1)
+
+    def test_the_band_starts_from_the_quartile_not_the_middle(self):
+        # Six of ten quiet samples slowed 15-30%: the middle is among them,
+        # the first quartile is not.
+        _, level, _ = self.figures([1000, 1150, 1001, 1200, 1250, 1002, 1300, 1180, 1003, 1220])
+        self.assertAlmostEqual(level, 1001.5, delta=1)
 
     def test_the_figure_does_not_follow_the_number_of_quiet_samples(self):
         # Samples spread 3% by themselves: a figure anchored at the fastest
@@ -334,25 +340,42 @@ class MarginFloorTest(unittest.TestCase):
         return run
 
     def test_a_shift_the_class_shares_is_taken_out(self):
-        run = self.run_with(0.05, 0)
+        run = self.run_with(0.05, 0, backends="abcde")
         self.assertGreater(noise.noise_floor(run).value, 0.045)
         floor = noise.noise_floor(run, within="margins")
         self.assertLess(floor.value, 0.005)
-        self.assertEqual(floor.cells, 6)  # the pairs of four backends
+        self.assertEqual(floor.cells, 10)  # the pairs of five backends
         self.assertIn("the margin between two backends of a workload moved by less",
                       floor.describe())
         self.assertIn("5.0% slower in its late half", floor.describe())
 
     def test_a_class_of_two_is_its_one_margin(self):
-        sizes = (16, 64, 256, 1024, 4096, 16384)
+        sizes = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)  # 11 pairs
         run = self.run_with(0.05, 0, backends="ab", sizes=sizes)
         self.assertLess(noise.noise_floor(run, within="margins").value, 0.005)
         run = self.run_with(0.05, 0.04, backends="ab", sizes=sizes)
         self.assertAlmostEqual(noise.noise_floor(run, within="margins").value, 0.04, delta=0.002)
 
     def test_a_backend_drifting_alone_stays_in_the_floor(self):
-        run = self.run_with(0.05, 0.04)
+        run = self.run_with(0.05, 0.04, backends="abcde")
         self.assertAlmostEqual(noise.noise_floor(run, within="margins").value, 0.04, delta=0.002)
+
+    def test_backends_of_separate_merged_runs_are_no_pair(self):
+        # Four backends, two from each of two merged runs: only the pair
+        # inside each run is a margin the floor can speak for.
+        run = self.run_with(0.05, 0.04, sizes=(16, 64, 256, 1024, 4096, 16384))
+        run.context.update({"sources": "2", "sources.1.backends": "a,b",
+                            "sources.1.repetitions_interleaved": "true",
+                            "sources.2.backends": "c,d",
+                            "sources.2.repetitions_interleaved": "true"})
+        floor = noise.noise_floor(run, within="margins")
+        self.assertEqual(floor.cells, 12)  # (a, b) and (c, d) at six sizes
+        self.assertAlmostEqual(floor.value, 0.04, delta=0.002)
+
+    def test_too_few_pairs_fall_back_to_each_benchmark(self):
+        floor = noise.noise_floor(self.run_with(0.05, 0, backends="ab"), within="margins")
+        self.assertEqual((floor.within, floor.cells), ("", 2))
+        self.assertIn("5.0% slower in its late half", floor.describe())
 
     def test_compare_takes_out_only_a_shift_that_is_drift(self):
         sizes = (16, 64, 256, 1024, 4096, 16384)  # 24 benchmarks: a run's median to speak of

@@ -114,8 +114,11 @@ def compare(base, new, metrics=None, alpha=0.05, backend_pair=None):
         raise ResultsError(f"{base.path} and {new.path} have no benchmark in common")
     rows, warnings = [], []
     samples = {}  # id(row) -> (base's samples, new's), for the rows to test
-    floor = noise.combined(noise.noise_floor(base, within="run"),
-                           noise.noise_floor(new, within="run"))
+    # Two backends of one run are a margin, and so is their floor; one
+    # benchmark in two runs is set against its run's shift, as below.
+    within = "margins" if backend_pair else "run"
+    floor = noise.combined(noise.noise_floor(base, within=within),
+                           noise.noise_floor(new, within=within))
     n_base, n_new = base.repetitions, new.repetitions
     testable = stats.min_achievable_p(n_base, n_new) < alpha
     if not testable:

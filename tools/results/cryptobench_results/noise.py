@@ -6,7 +6,8 @@ the run with a second run a moment later would show for that benchmark if
 nothing changed (an A/A comparison inside the run). With repetitions
 interleaved across benchmarks the halves are minutes apart, so the machine's
 drift, a neighbour's load and frequency changes are in them. The noise floor
-is the 95th percentile of those changes over all benchmarks: a difference
+is the 95th percentile of those changes over all benchmarks (for the answer,
+of the changes of margins between pairs of them: below): a difference
 smaller than that is one the machine makes by itself, and the tools call it
 "within noise" however small its p-value.
 
@@ -45,6 +46,7 @@ from . import sampled, scenarios, sources, stats
 QUANTILE = 95
 MIN_REPETITIONS = 4  # two per half at least
 MIN_FOR_SHIFT = 10   # benchmarks for a run's median change to mean anything
+MIN_PAIRS = 10       # pairs for a 95th percentile of margins (fewer: each benchmark's own)
 MAX_SHIFT = 0.03     # the largest shift taken out as drift (compare.DRIFT)
 
 
@@ -83,7 +85,7 @@ class NoiseFloor:
         if self.left_out:
             text += (f", {', '.join(self.left_out)} left out (repetitions back to back, halves "
                      "seconds apart)")
-        if self.within and abs(self.shift) >= 0.005:
+        if abs(self.shift) >= 0.005:
             text += (f"; the run as a whole was {100 * abs(self.shift):.1f}% "
                      f"{'slower' if self.shift > 0 else 'faster'} in its late half")
         return text + "; smaller margins count as ties"
@@ -123,7 +125,7 @@ def _changes(run, benchmarks, within):
         pairs = [abs(a / b - 1) for members in classes.values()
                  for (x, a), (y, b) in itertools.combinations(members, 2)
                  if not sources.separate(run.context, x, y)]
-        if pairs:
+        if len(pairs) >= MIN_PAIRS:
             return pairs, within
     if within == "run" and len(ratios) >= MIN_FOR_SHIFT:
         shift = stats.median(list(ratios.values()))

@@ -22,8 +22,8 @@ fixed throughput-bound AES probe. Here:
   only about 0.25 ms, and where a loop's work is uneven at that scale (a
   16 KiB operation takes 10 us, and a copy doing 3% more work runs one extra
   operation in some samples and not in others) the fastest is the one with
-  the least work (that copy read 2.0% slower by its fastest samples, 3.2%
-  by the median sample); and the fastest of more samples is faster, so a
+  the least work (that copy read 2.0% slower by its fastest samples, 2.8%
+  by the band, 3.2% by the median sample); and the fastest of more samples is faster, so a
   figure anchored there would depend on how many quiet samples a round had,
   which contention decides. A quartile does neither.
 - The median over the contended samples gives each benchmark's figure under
