@@ -18,6 +18,8 @@ import sys
 import threading
 import time
 
+import stderr_marker
+
 # A few one-thread benchmarks of the quick suite, each a repetition of
 # min_time: enough to interrupt in the middle.
 PROGRESS = " elapsed, ~"  # the first progress line: about 5 s in, some benchmarks done
@@ -45,32 +47,11 @@ def leftovers(folder):
     return [n for n in os.listdir(folder) if n.endswith(".partial")]
 
 
-def wait_for(p, marker):
-    """Reads p's stderr in a thread until `marker` shows (or p ends); returns
-    the lines read so far (still growing) and the thread."""
-    lines = []
-    reader = threading.Thread(target=lambda: lines.extend(p.stderr))
-    reader.start()
-    deadline = time.monotonic() + 120
-    while not any(marker in line for line in lines) and time.monotonic() < deadline:
-        if p.poll() is not None:
-            break
-        time.sleep(0.05)
-    return lines, reader
-
-
 def signal_after(p, marker, signals, gap=0.5, delay=0.0):
     """Sends each of `signals` (`gap` s apart) `delay` s after `marker` shows
     on p's stderr; returns (stderr, seconds from the last signal to the exit)."""
-    lines, reader = wait_for(p, marker)
-    if p.poll() is not None:
-        reader.join(timeout=5)  # the last lines may still be on their way
-    if not any(marker in line for line in lines):
-        # A signal after the wait ran out would still pass, slowly, and test
-        # something else ("[2/" did that for months).
-        p.kill()
-        p.wait()
-        reader.join()
+    lines, reader, seen = stderr_marker.read_until(p, marker, required=True)
+    if not seen:
         fail(f"{marker!r} never showed on stderr:\n{''.join(lines)[-800:]}")
     time.sleep(delay)
     for k, sig in enumerate(signals):
@@ -310,7 +291,7 @@ def case_run_benchmarks(binary, work, source):
         out_lines = []
         reader = threading.Thread(target=lambda: out_lines.extend(p.stdout))
         reader.start()
-        lines, err_reader = wait_for(p, "run-benchmarks: measuring")
+        lines, err_reader, _ = stderr_marker.read_until(p, "run-benchmarks: measuring")
         time.sleep(delay)
         (os.killpg if group else os.kill)(p.pid, signal.SIGTERM)
         p.wait(timeout=120)

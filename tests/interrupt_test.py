@@ -10,8 +10,9 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
+
+import stderr_marker
 
 
 def fail(message):
@@ -26,27 +27,8 @@ def interrupt_once(p, marker, delay):
     """Sends SIGINT `delay` seconds after `marker` first shows on p's stderr
     (not after a fixed time: set-up takes longer on a busy machine), and
     returns all of stderr."""
-    lines = []
-
-    def read():
-        for line in p.stderr:
-            lines.append(line)
-
-    reader = threading.Thread(target=read)
-    reader.start()
-    deadline = time.monotonic() + 120
-    while not any(marker in line for line in lines) and time.monotonic() < deadline:
-        if p.poll() is not None:
-            break
-        time.sleep(0.05)
-    if p.poll() is not None:
-        reader.join(timeout=5)  # the last lines may still be on their way
-    if not any(marker in line for line in lines):
-        # A signal after the marker's wait ran out would still pass, slowly,
-        # and test something else ("[2/" did that for months).
-        p.kill()
-        p.wait()
-        reader.join()
+    lines, reader, seen = stderr_marker.read_until(p, marker, required=True)
+    if not seen:
         fail(f"{marker!r} never showed on stderr:\n{''.join(lines)[-800:]}")
     time.sleep(delay)
     p.send_signal(signal.SIGINT)
