@@ -39,9 +39,9 @@ ALLOC_METRICS = ("allocs_per_op", "alloc_bytes_per_op")
 ONE_TIME_RATE = 0.01  # allocations per operation below which they are one-time
 # A shift every benchmark shares, up to DRIFT, is the machine's between two
 # runs (A/A pairs, Zen 5 VM, results/reference/2026-12-03-noise-zen5: 0.8 to
-# 2.4%); it is taken out when at least MIN_FOR_SHIFT benchmarks show it.
-DRIFT = noise.MAX_SHIFT  # its floor takes out the same inside each run
-MIN_FOR_SHIFT = 10
+# 2.4%); it is taken out when at least noise.MIN_FOR_SHIFT benchmarks show
+# it (noise.drift; the floor takes out the same inside each run).
+DRIFT = noise.MAX_SHIFT
 
 DEFAULT_METRICS = ["time_ns", "bytes_per_second", "ops_per_ms", "cycles_per_byte",
                    "allocs_per_op", "alloc_bytes_per_op"]
@@ -157,10 +157,9 @@ def compare(base, new, metrics=None, alpha=0.05, backend_pair=None):
             continue
         ratios = [r.new / r.base for r in rows
                   if r.metric == metric and id(r) in samples and r.base > 0 and r.new > 0]
-        if len(ratios) >= MIN_FOR_SHIFT:
-            shift = stats.median(ratios)
-            if abs(math.log(shift)) <= math.log(1 + DRIFT):
-                shifts[metric] = (shift, len(ratios))
+        shift = noise.drift(ratios)
+        if shift is not None:
+            shifts[metric] = (shift, len(ratios))
     for r in rows:
         if id(r) not in samples:
             continue

@@ -112,9 +112,21 @@ def split_half_changes(run, benchmarks=None, within=""):
     return _changes(run, benchmarks, within)[0]
 
 
+def drift(ratios):
+    """The median of ratios when it is a shift two measurements of one binary
+    drift apart by (MIN_FOR_SHIFT or more ratios, within MAX_SHIFT); else
+    None. compare.py takes the same out between runs."""
+    if len(ratios) < MIN_FOR_SHIFT:
+        return None
+    shift = stats.median(ratios)
+    return shift if abs(math.log(shift)) <= math.log(1 + MAX_SHIFT) else None
+
+
 def _changes(run, benchmarks, within):
-    """(the changes, the `within` they were measured as)."""
+    """(the changes, the `within` they were measured as, the run's median
+    late / early - 1)."""
     ratios = _late_over_early(run, benchmarks)
+    median = stats.median(list(ratios.values())) - 1 if ratios else 0.0
     if within == "margins":
         classes = {}
         for name, r in ratios.items():
@@ -126,12 +138,11 @@ def _changes(run, benchmarks, within):
                  for (x, a), (y, b) in itertools.combinations(members, 2)
                  if not sources.separate(run.context, x, y)]
         if len(pairs) >= MIN_PAIRS:
-            return pairs, within
-    if within == "run" and len(ratios) >= MIN_FOR_SHIFT:
-        shift = stats.median(list(ratios.values()))
-        if abs(math.log(shift)) <= math.log(1 + MAX_SHIFT):
-            return [abs(r / shift - 1) for r in ratios.values()], within
-    return [abs(r - 1) for r in ratios.values()], ""
+            return pairs, within, median
+    shift = drift(list(ratios.values())) if within == "run" else None
+    if shift is not None:
+        return [abs(r / shift - 1) for r in ratios.values()], within, median
+    return [abs(r - 1) for r in ratios.values()], "", median
 
 
 def noise_floor(run, within=""):
@@ -140,21 +151,19 @@ def noise_floor(run, within=""):
     for b in run.benchmarks.values():
         backend = b.params.get("backend", "")
         (back_to_back if sources.interleaved(run.context, backend) is False else kept).append(b)
-    changes, measured_as = _changes(run, kept, within)
+    changes, measured_as, shift = _changes(run, kept, within)
     left_out = sorted({b.params.get("backend", "") for b in back_to_back
                        if split_half_changes(run, [b])})
     only_back_to_back = False
-    used = kept
     if not changes:
         # Peers alone: each benchmark's own halves (the description says
         # they ran back to back).
-        (changes, measured_as), left_out, used = _changes(run, back_to_back, ""), [], back_to_back
+        (changes, measured_as, shift), left_out = _changes(run, back_to_back, ""), []
         only_back_to_back = bool(changes)
     if not changes:
         return NoiseFloor(math.nan, 0, run.repetitions)
-    ratios = list(_late_over_early(run, used).values())
     return NoiseFloor(stats.percentile(changes, QUANTILE), len(changes), run.repetitions,
-                      left_out, only_back_to_back, measured_as, stats.median(ratios) - 1)
+                      left_out, only_back_to_back, measured_as, shift)
 
 
 def combined(*floors):

@@ -12,20 +12,20 @@ fixed throughput-bound AES probe. Here:
   probes on both sides of it are: it is never classified by the measured
   code's own time, which would bias the figure toward the fast samples.
 - A repetition's figure is, per thread, the rate of its quiet samples at
-  most QUIET_BAND slower than the BAND_ANCHOR percentile of them (their
-  time over their iterations; rates summed over threads), scaled onto the
-  JSON's counters: every rate is multiplied and every time divided by
-  (quiet rate / the loop's mean rate), so each figure keeps its JSON meaning
-  and unit. Delays only add (Chen & Revels 2016): a neighbour too faint for
-  the probes to call contended still slows some quiet samples, and the band
-  leaves them out. The fastest sample would be a worse anchor: a sample is
-  only about 0.25 ms, and where a loop's work is uneven at that scale (a
-  16 KiB operation takes 10 us, and a copy doing 3% more work runs one extra
+  most QUIET_BAND slower than the BAND_ANCHOR percentile of them (their time
+  over their iterations; rates summed over threads), scaled onto the JSON's
+  counters: every rate is multiplied and every time divided by (quiet rate /
+  the loop's mean rate), so each figure keeps its JSON meaning and unit.
+  Delays only add (Chen & Revels 2016): a neighbour too faint for the probes
+  to call contended still slows some quiet samples, and the band leaves them
+  out. The fastest sample would be a worse anchor: a sample is only about
+  0.25 ms, and where a loop's work is uneven at that scale (a 16 KiB
+  operation takes 10 us, and a copy doing 3% more work runs one extra
   operation in some samples and not in others) the fastest is the one with
-  the least work (that copy read 2.0% slower by its fastest samples, 2.8%
-  by the band, 3.2% by the median sample); and the fastest of more samples is faster, so a
-  figure anchored there would depend on how many quiet samples a round had,
-  which contention decides. A quartile does neither.
+  the least work (that copy read 2.0% slower by its fastest samples, 2.8% by
+  the band, 3.2% by the median sample); and the fastest of more samples is
+  faster, so a figure anchored there would depend on how many quiet samples
+  a round had, which contention decides. A quartile does neither.
 - The median over the contended samples gives each benchmark's figure under
   contention (a typical contended level, not the least contended one), and
   the run's contended share is the contended samples' time over all

@@ -140,11 +140,7 @@ def sign_test_p(ratios):
     """Two-sided exact sign test of the ratios against 1 (pairs at exactly 1
     left out). A sign, not a rank: a round the probes misjudged (one side
     contended, the other not) counts once, however far off its ratio is."""
-    above = sum(1 for r in ratios if r > 1)
-    below = sum(1 for r in ratios if r < 1)
-    if above + below == 0:
-        return 1.0  # no pair differs: no evidence either way
-    return float(sps.binomtest(above, above + below, 0.5).pvalue)
+    return _sign_p(sum(1 for r in ratios if r < 1), sum(1 for r in ratios if r > 1))
 
 
 def sign_test_interval(ratios, confidence=0.95):
@@ -189,7 +185,7 @@ def sign_test_interval(ratios, confidence=0.95):
 def _sign_p(below, above):
     """sign_test_p for counts: two-sided exact binomial test."""
     if below + above == 0:
-        return 1.0
+        return 1.0  # no pair differs: no evidence either way
     return float(sps.binomtest(above, below + above, 0.5).pvalue)
 
 
