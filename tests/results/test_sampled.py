@@ -207,6 +207,45 @@ class RecordTest(unittest.TestCase):
         self.assertTrue(out.stdout.startswith("CONTENDED: 1 benchmark of fast-slower5 ran beside a "
                                               "noisy neighbour in every round"), out.stdout[:300])
 
+    def test_untested_says_contention_left_too_few_quiet_rounds(self):
+        # 8 rounds ran, enough for the sign test; contention in 5 of them
+        # leaves 3 in common: the line says that, not "run 6 or more".
+        def contend(lines):
+            out = lines[:1]
+            for line in lines[1:]:
+                loop = json.loads(line)
+                late = int(loop["name"].split("/round:")[1].split("/")[0]) > 3
+                loop["probes"] = [[570 * (3 if late else 1)] for _ in loop["probes"]]
+                out.append(json.dumps(loop))
+            return out
+        self.rewrite(contend)
+        r = answer.answer(gbench.load_run(self.path)).results[0]
+        self.assertEqual(r.verdict, "untested")
+        self.assertTrue(r.untested_why.startswith("only 3 of 8 rounds quiet for both"),
+                        r.untested_why)
+        out = self.cli("select", self.path)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("untested (only 3 of 8 rounds quiet for both: the host was contended",
+                      out.stdout)
+        self.assertNotIn("run 6 or more", out.stdout)
+
+    def test_untested_with_too_few_rounds_asks_for_more(self):
+        folder = tempfile.mkdtemp()
+        try:
+            path = replay.make_run(folder, [FAST, slower(5)], rounds=4)
+            r = answer.answer(gbench.load_run(path, samples=False)).results[0]
+        finally:
+            shutil.rmtree(folder)
+        self.assertEqual(r.verdict, "untested")
+        self.assertEqual(r.untested_why, "too few repetitions: run 6 or more")
+
+    def test_untested_reason_finds_each_tests_least(self):
+        self.assertEqual(answer.untested_reason(5, 5, 0.05, True),
+                         "too few repetitions: run 6 or more")
+        self.assertEqual(answer.untested_reason(3, 3, 0.05, False),
+                         "too few repetitions: run 4 or more")  # 2 / C(8, 4) < 0.05
+        self.assertIn("only 3 of 10 rounds quiet:", answer.untested_reason(3, 10, 0.05, False))
+
     def test_rounds_are_repetitions(self):
         run = gbench.load_run(self.path, samples=False)
         self.assertEqual(run.repetitions, 8)

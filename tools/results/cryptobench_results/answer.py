@@ -153,6 +153,7 @@ class ClassResult:
     high: float = math.nan
     p: float = math.nan
     verdict: str = "single"      # decided, noise, not-significant, untested, single
+    untested_why: str = ""       # what an untested verdict lacked (untested_reason)
     interval_reaches_one: bool = False  # p < alpha, but the interval reaches 1.00: a tie
     paired: bool = False         # margin, interval and p from per-round ratios
     members: dict = field(default_factory=dict)  # backend -> {size: Benchmark}
@@ -252,6 +253,25 @@ def paired_rounds(run, a, b, better, worse, sizes, sc):
     return lists
 
 
+def rounds_run(b):
+    """How many repetitions of a benchmark ran, contended ones included."""
+    return len(b.raw_samples["time_ns"]) if b.raw_samples is not None else len(b.indices)
+
+
+def untested_reason(used, ran, alpha, paired):
+    """Why a pair had too few figures for its test: 'too few repetitions: run 6
+    or more', or, when enough ran but contention left too few quiet ones,
+    how many were quiet of how many."""
+    least = 1
+    while (stats.min_paired_p(least) if paired else stats.min_achievable_p(least, least)) >= alpha:
+        least += 1
+    if ran >= least > used:
+        both = " for both" if paired else ""
+        return (f"only {used} of {ran} rounds quiet{both}: the host was contended; run again "
+                f"in a quieter spell or with more repetitions")
+    return f"too few repetitions: run {least} or more"
+
+
 def classify(run, floor, alpha=0.05):
     """Every workload class of the run in which every backend asked for has
     figures, in run order (unranked_classes: the others)."""
@@ -303,6 +323,10 @@ def classify(run, floor, alpha=0.05):
                 untested = any(stats.min_achievable_p(len(a), len(b)) >= alpha for a, b in pairs)
             if untested:
                 r.verdict = "untested"
+                used = [len(x) for x in rounds] if rounds is not None \
+                    else [min(len(a), len(b)) for a, b in pairs]
+                ran = [min(rounds_run(first[s]), rounds_run(second[s])) for s in sizes]
+                r.untested_why = untested_reason(min(used), min(ran), alpha, rounds is not None)
             else:
                 r.p = (max(stats.sign_test_p(x) for x in rounds) if rounds is not None
                        else max(stats.mann_whitney(a, b)[1] for a, b in pairs))
@@ -495,9 +519,8 @@ def sentence_text(sentence, context, floor, long_names=True):
         return (head + f"{winner}{own} and {runner_up} tie: {margin:.2f}x{interval}, not "
                 f"significant ({_p_text(p)}"
                 f"{sentence.disagreement}{apart}){tail}")
-    least = 6 if r.paired else 5  # the sign test's smallest p: 2 / 2^n
-    return (head + f"{winner}{own}, {margin:.2f}x{interval} over {runner_up}, untested (too few "
-            f"repetitions: run {least} or more{apart}){tail}")
+    return (head + f"{winner}{own}, {margin:.2f}x{interval} over {runner_up}, untested "
+            f"({r.untested_why}{apart}){tail}")
 
 
 def workload_text(sentence):
@@ -547,6 +570,7 @@ class PairFigure:
     p: float
     verdict: str
     alpha: float = 0.05
+    untested_why: str = ""
 
 
 @dataclass
@@ -599,10 +623,11 @@ def pair_figures(run, members, a, b, floor, alpha, size=None):
         if r.runner_up is None or {r.winner, r.runner_up} != {a, b}:
             continue
         if r.winner == a:
-            out[result_key(r)] = PairFigure(r.margin, r.low, r.high, r.p, r.verdict, alpha)
+            out[result_key(r)] = PairFigure(r.margin, r.low, r.high, r.p, r.verdict, alpha,
+                                            r.untested_why)
         else:
             out[result_key(r)] = PairFigure(1 / r.margin, 1 / r.high, 1 / r.low, r.p, r.verdict,
-                                            alpha)
+                                            alpha, r.untested_why)
     return out
 
 
@@ -621,10 +646,12 @@ def combined(figures):
     lows = [f.low for f in figures if not math.isnan(f.low)]
     highs = [f.high for f in figures if not math.isnan(f.high)]
     ps = [f.p for f in figures if not math.isnan(f.p)]
+    whys = [f.untested_why for f in figures if f.untested_why]
     return PairFigure(stats.geometric_mean([f.margin for f in figures]),
                       min(lows) if lows else math.nan, max(highs) if highs else math.nan,
                       max(ps) if ps else math.nan,
-                      verdicts.pop() if len(verdicts) == 1 else "mixed")
+                      verdicts.pop() if len(verdicts) == 1 else "mixed",
+                      untested_why=whys[0] if whys else "")
 
 
 def _cell_label(sentence, member, size):
@@ -734,7 +761,7 @@ def pair_text(f, floor):
     """'1.25x [1.20, 1.30] (p < 0.001)': one size's margin with what decides it."""
     head = f"{f.margin:.2f}x{_interval_text(f)}"
     if f.verdict == "untested":
-        return head + " (untested: too few repetitions)"
+        return head + f" (untested: {f.untested_why})"
     if f.verdict == "noise":
         return head + f" ({_p_text(f.p)}, within the {100 * floor.value:.1f}% floor)"
     if math.isnan(f.p):

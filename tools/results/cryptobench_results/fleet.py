@@ -405,7 +405,7 @@ def type_text(t, key, best):
     if r.verdict == "decided":
         return f"{best}, {r.margin:.2f}x over {r.runner_up}"
     why = {"noise": "within the noise floor", "not-significant": "not significant",
-           "untested": "untested: too few repetitions"}[r.verdict]
+           "untested": f"untested: {r.untested_why or 'too few repetitions'}"}[r.verdict]
     return f"{best}, a tie with {r.runner_up} ({r.margin:.2f}x, {why})"
 
 

@@ -53,7 +53,7 @@ var e=document.getElementById('selfcheck');e.textContent='charts rendered: '+ok+
 """
 
 VERDICTS = {"decided": "decided", "not-significant": "tie: not significant",
-            "untested": "untested: too few repetitions (run 5 or more)",
+            "untested": "untested: too few repetitions",
             "single": "only one library measured"}
 TIES = ("noise", "not-significant", "untested")
 CODEC_ORDER = ["none", "base64", "hex"]
@@ -130,8 +130,9 @@ def margin_text(margin, low, high):
     return f"{margin:.2f}x{interval}"
 
 
-def verdict_text(verdict, floor, separate=False):
+def verdict_text(verdict, floor, separate=False, untested_why=""):
     text = f"tie: within the {100 * floor.value:.1f}% noise floor" if verdict == "noise" \
+        else f"untested: {untested_why}" if verdict == "untested" and untested_why \
         else VERDICTS[verdict]
     return f"{text}; {answers.SEPARATE_RUNS}" if separate else text
 
@@ -236,7 +237,8 @@ def section_decisions(m):
                     f"<td>{figure}</td>"
                     f"<td class='{margin_class}'>{margin_cell}</td><td class='l'>{over}</td>"
                     f"<td class='nm'>{p_cell}</td>"
-                    f"<td class='l verdict'>{escape(verdict_text(r.verdict, a.floor, separate))}</td>"
+                    f"<td class='l verdict'>"
+                    f"{escape(verdict_text(r.verdict, a.floor, separate, r.untested_why))}</td>"
                     f"<td class='l'>{base}</td></tr>")
     baseline_head = f"baseline: {escape(a.baseline)}" if a.baseline else "baseline"
     return ("<table class='answer'><tr><th class='l'>workload</th><th class='l'>library to use</th>"
