@@ -130,7 +130,7 @@ class CounterModeAnswerTest(unittest.TestCase):
         self.assertEqual({r.fixed[5] for r in ctr}, {""})
 
     def test_the_text_names_mode_and_aad(self):
-        lines = [answer.sentence_text(s, self.run.context, self.answer.floor)
+        lines = [answer.sentence_text(s, self.run.context)
                  for s in self.answer.sentences]
         text = "\n".join(lines)
         self.assertIn("AES-128-GCM encryption, 16 B - 64 B + 13 B AAD, 1 thread: gcrypt", text)
@@ -237,7 +237,7 @@ class SeedGcmScenarioTest(unittest.TestCase):
                 html = f.read().replace('"', "'")
         self.assertTrue("data-chart='thread-sweep-gcm-pool-on'" in html)
         self.assertTrue("Seed 000 roundtrip in AES-128-GCM: ops/ms against threads" in html)
-        texts = [answer.sentence_text(s, {}, a.floor) for s in a.sentences
+        texts = [answer.sentence_text(s, {}) for s in a.sentences
                  if s.fixed[0] == "seed000-gcm"]
         self.assertEqual(len(texts), 1)
         self.assertTrue(texts[0].startswith("Seed-000 roundtrip in AES-128-GCM (Base64, new key "

@@ -276,7 +276,7 @@ class SeparateRunsTest(unittest.TestCase):
         self.assertFalse(sources.separate(gbench.load_run(CPP).context, "gcrypt", "openssl"))
         a = answer.answer(self.merged)
         for s in a.sentences:
-            text = answer.sentence_text(s, ctx, a.floor)
+            text = answer.sentence_text(s, ctx)
             across = sources.separate(ctx, s.first.winner, s.first.runner_up)
             self.assertEqual(answer.SEPARATE_RUNS in text, across, text)
         # Two C++ backends of one run: no mark.
@@ -284,7 +284,7 @@ class SeparateRunsTest(unittest.TestCase):
                     if v.params["backend"] in ("openssl", "gcrypt")}
         run = gbench.Run(self.path, ctx, only_cpp)
         for s in answer.answer(run).sentences:
-            self.assertNotIn(answer.SEPARATE_RUNS, answer.sentence_text(s, ctx, a.floor))
+            self.assertNotIn(answer.SEPARATE_RUNS, answer.sentence_text(s, ctx))
 
     def test_caveats_apply_where_their_parameter_does(self):
         ctx = self.merged.context

@@ -567,7 +567,7 @@ class AnswerTest(unittest.TestCase):
         self.assertLess(r.p, 0.05)
         self.assertLessEqual(r.low, 1.0)
         self.assertEqual(r.verdict, "not-significant")
-        text = answer.sentence_text(a.sentences[0], {}, a.floor)
+        text = answer.sentence_text(a.sentences[0], {})
         self.assertIn("openssl at 104 MB/s and cryptopp tie", text)
         self.assertIn("but the 95% interval reaches 1.00", text)
 
@@ -631,13 +631,19 @@ class ReportTest(unittest.TestCase):
         self.assertLess(html.index("<table class='answer'>"), html.index("<figure"))
         decisions = html[html.index("<table class='answer'>"):html.index("<h3>Traffic mix ")]
         self.assertEqual(decisions.count("<tr class="), len(a.sentences))
-        floor = f"{100 * a.floor.value:.1f}%"
-        self.assertIn(f"<b>Noise floor {floor}</b>", html)
+        # The floor of each kind of workload in bold, and each tie within
+        # the floor of its own kind.
+        bold = html[html.index("<b>Noise floor "):]
+        bold = bold[:bold.index("</b>")]
+        self.assertGreater(len(a.floor.kinds), 1)
+        for kind, floor in a.floor.kinds.items():
+            self.assertIn(f"{100 * floor.value:.1f}% ({noise.kind_text(kind)})", bold)
         ties = [s for s in a.sentences if s.first.verdict in ("noise", "not-significant")]
         self.assertTrue(ties)
         self.assertEqual(decisions.count("<tr class='tie'>"), len(ties))
-        self.assertEqual(decisions.count(f"tie: within the {floor} noise floor")
-                         + decisions.count("tie: not significant"), len(ties))
+        floors = {f"{100 * s.floor.value:.1f}%" for s in ties if s.first.verdict == "noise"}
+        within = sum(decisions.count(f"tie: within the {f} noise floor") for f in floors)
+        self.assertEqual(within + decisions.count("tie: not significant"), len(ties))
         for s in a.sentences:
             self.assertIn(escape(answer.workload_text(s)), decisions)
         self.assertNotIn("<b>aesni</b>", decisions)  # hand-written: never the library to use

@@ -416,6 +416,73 @@ class MarginFloorTest(unittest.TestCase):
         self.assertEqual((floor.within, floor.cells), ("", 2))
         self.assertIn("5.0% slower in its late half", floor.describe())
 
+    @staticmethod
+    def run_of(series, rounds=20):
+        """A paired-design run from {name: {round: ns}} (rounds missing: not quiet)."""
+        doc = {"context": {"design": "rounds", "num_cpus": 2}, "benchmarks": []}
+        for name, figures in series.items():
+            for k, ns in sorted(figures.items()):
+                doc["benchmarks"].append({
+                    "name": name, "run_name": name, "run_type": "iteration",
+                    "repetitions": rounds, "repetition_index": k, "threads": 1,
+                    "iterations": 100, "real_time": ns, "time_unit": "ns",
+                    "bytes_per_second": 1e12 / ns, "ops_per_ms": 1e6 / ns})
+        folder = tempfile.mkdtemp()
+        path = os.path.join(folder, "run.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        run = gbench.load_run(path)
+        shutil.rmtree(folder)
+        return run
+
+    def test_the_margin_is_paired_round_by_round_as_the_answer_pairs_it(self):
+        # Each round slows both backends alike, by up to 60%; b lacks the
+        # late half's slowest rounds (contended for it alone). Their margin
+        # is 2.00 in every round both have: no change. Set apart, each
+        # one's halves would differ (b's late half is its fast rounds).
+        series = {}
+        for size in (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384):
+            for backend, base in (("a", 1000), ("b", 2000)):
+                name = (f"grid/backend:{backend}/cipher:aes-128-cbc/op:encrypt/size:{size}/"
+                        "codec:none/pool:on/key:cached/real_time/threads:1")
+                series[name] = {k: base * (1 + 0.6 * ((k * 7) % 10) / 10) for k in range(20)
+                                if backend == "a" or k < 10 or (k * 7) % 10 < 5}
+        floor = noise.noise_floor(self.run_of(series), within="margins")
+        self.assertEqual((floor.within, floor.cells), ("margins", 11))
+        self.assertLess(floor.value, 1e-9)
+        # The margin as each one's late / early set apart (the floor's form
+        # until 2026-12-03) moved by 5% or more.
+        ratios = noise._late_over_early(self.run_of(series), None)
+        apart = [abs(ratios[name] / ratios[name.replace("backend:a", "backend:b")] - 1)
+                 for name in ratios if "backend:a/" in name]
+        self.assertGreater(min(apart), 0.05)
+
+    def test_each_kind_of_workload_has_its_own_floor(self):
+        # The grid's margins move by 1%, the roundtrips' by 8%: a 4% margin
+        # is a decision in the grid and a tie among roundtrips.
+        series = {}
+        grid = ("grid/backend:{}/cipher:aes-128-cbc/op:encrypt/size:{}/codec:none/pool:on/"
+                "key:cached/real_time/threads:1")
+        roundtrip = ("seed000/backend:{}/cipher:aes-128-cbc/op:roundtrip/size:{}/codec:base64/pool:on/"
+                     "key:per-op/real_time/threads:1")
+        for form, drift in ((grid, 0.01), (roundtrip, 0.08)):
+            for size in (64, 256, 1024, 4096, 16384):
+                for backend, base in (("a", 1000), ("b", 1040), ("c", 1500)):
+                    series[form.format(backend, size)] = {
+                        k: base * (1 + (drift if backend == "c" and k >= 10 else 0))
+                        * (1 + 0.001 * (k % 3)) for k in range(20)}
+        run = self.run_of(series)
+        floor = noise.noise_floor(run, within="margins")
+        self.assertEqual(set(floor.kinds), {("grid", 1), ("seed000", 1)})
+        self.assertAlmostEqual(floor.of(("grid", 1)).value, 0.01, delta=0.002)
+        self.assertAlmostEqual(floor.of(("seed000", 1)).value, 0.08, delta=0.005)
+        self.assertIs(floor.of(("grid", 2)), floor)  # a kind without pairs: the run's
+        self.assertIn("1.0% (grid, 1 thread), 8.0% (seed000, 1 thread)", floor.describe())
+        verdicts = {r.fixed[0]: (r.winner, r.runner_up, r.verdict)
+                    for r in answer.classify(run, floor)}
+        self.assertEqual(verdicts["grid"], ("a", "b", "decided"))
+        self.assertEqual(verdicts["seed000"], ("a", "b", "noise"))
+
     def test_compare_takes_out_only_a_shift_that_is_drift(self):
         sizes = (16, 64, 256, 1024, 4096, 16384)  # 24 benchmarks: a run's median to speak of
         self.assertLess(noise.noise_floor(self.run_with(0.02, 0, sizes=sizes), within="run").value,

@@ -53,7 +53,7 @@ class UserTermsTest(unittest.TestCase):
     def answers(self):
         for path in (DECISION_A, DECISION_B, DECISION_MASKED):
             a = answer.answer(gbench.load_run(path))
-            yield path, a, [answer.sentence_text(s, {}, a.floor) for s in a.sentences]
+            yield path, a, [answer.sentence_text(s, {}) for s in a.sentences]
 
     def test_every_line_gives_the_winners_figure(self):
         for path, a, texts in self.answers():
@@ -93,7 +93,7 @@ class UserTermsTest(unittest.TestCase):
         self.assertLessEqual(len(lines), answer.CONSOLE_LINES)
         self.assertIn(answer.HEADING.format(baseline="nettle"), lines)
         for s in a.sentences:
-            text = answer.sentence_text(s, {}, a.floor)
+            text = answer.sentence_text(s, {})
             self.assertEqual("; nettle: " in text, s.first.winner != "nettle", text)
             self.assertNotIn("; openssl: ", text)
         r = run_cli("select", DECISION_A, "--baseline=nettle")
@@ -130,7 +130,7 @@ class UserTermsTest(unittest.TestCase):
         [s] = a.sentences
         margin, low, high, p = answer.sentence_figures(s)
         self.assertFalse(answer.agrees(low, high, p, 0.05), (low, high, p))  # what is not shown
-        text = answer.sentence_text(s, {}, a.floor)
+        text = answer.sentence_text(s, {})
         self.assertIn("gcrypt at 1,400-1,500 MB/s and nettle tie, not significant over the sizes "
                       "together; by size: 256 B 1.40x [", text)
         self.assertRegex(text, r"256 B 1\.40x \[1\.[0-9]{2}, 1\.[0-9]{2}\] \(p < 0\.001\), "
@@ -167,7 +167,7 @@ class UserTermsTest(unittest.TestCase):
                 for _, f in cells:
                     checked += 1
                     if not answer.agrees(f.low, f.high, f.p, 0.05):
-                        self.assertRegex(answer.pair_text(f, a.floor), "reaches 1.00|leaves out")
+                        self.assertRegex(answer.pair_text(f), "reaches 1.00|leaves out")
         self.assertGreater(checked, 10)
 
 

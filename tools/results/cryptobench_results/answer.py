@@ -154,6 +154,7 @@ class ClassResult:
     p: float = math.nan
     verdict: str = "single"      # decided, noise, not-significant, untested, single
     untested_why: str = ""       # what an untested verdict lacked (untested_reason)
+    floor: object = None         # the NoiseFloor its margin is judged against (its kind's)
     interval_reaches_one: bool = False  # p < alpha, but the interval reaches 1.00: a tie
     paired: bool = False         # margin, interval and p from per-round ratios
     members: dict = field(default_factory=dict)  # backend -> {size: Benchmark}
@@ -307,6 +308,7 @@ def classify(run, floor, alpha=0.05):
             continue
         r = ClassResult(fixed, dims, sizes, sc, libs, hand)
         r.members = by_backend
+        r.floor = floor.of(noise.kind_of(by_backend[libs[0][0]][sizes[0]]))
         if len(libs) > 1:
             first, second = by_backend[libs[0][0]], by_backend[libs[1][0]]
             rounds = paired_rounds(run, libs[0][0], libs[1][0], first, second, sizes, sc)
@@ -335,7 +337,7 @@ def classify(run, floor, alpha=0.05):
                 r.interval_reaches_one = r.p < alpha and r.low <= 1
                 if r.p >= alpha or r.interval_reaches_one:
                     r.verdict = "not-significant"
-                elif floor.measured and r.margin - 1 <= floor.value:
+                elif r.floor.measured and r.margin - 1 <= r.floor.value:
                     r.verdict = "noise"
                 else:
                     r.verdict = "decided"
@@ -355,6 +357,12 @@ class Sentence:
     #                           interval and p disagree: the margin told per size instead
     baseline: object = None   # BaselineView, where the baseline was measured and did not win
     disagreement: str = ""    # one (class, size) whose interval and p tell apart: why
+
+    @property
+    def floor(self):
+        """The floor its classes are judged against: the largest of their kinds'."""
+        return max((m.floor for m in self.members),
+                   key=lambda f: f.value if f.measured else -math.inf)
 
     @property
     def first(self):
@@ -484,8 +492,8 @@ def sentence_notes(context, sentence):
     return [(b, sentence_params(sentence)) for b in (r.winner, r.runner_up) if b]
 
 
-def sentence_text(sentence, context, floor, long_names=True):
-    r = sentence.first
+def sentence_text(sentence, context, long_names=True):
+    r, floor = sentence.first, sentence.floor
     shown = context if long_names else {}  # backend names alone: one screen
     params = sentence_params(sentence)
 
@@ -494,7 +502,7 @@ def sentence_text(sentence, context, floor, long_names=True):
 
     head = f"{workload_text(sentence)}: "
     own = f" at {figure_text(sentence.figure)}" if sentence.figure else ""
-    tail = f"; {baseline_text(sentence.baseline, floor)}" if sentence.baseline else ""
+    tail = f"; {baseline_text(sentence.baseline)}" if sentence.baseline else ""
     if r.verdict == "single":
         return head + f"only {name(r.winner)} was measured{own.replace(' at ', ', at ')}{tail}"
     margin, low, high, p = sentence_figures(sentence)
@@ -503,7 +511,7 @@ def sentence_text(sentence, context, floor, long_names=True):
     separate = sources.separate(context, r.winner, r.runner_up)
     apart = f"; {SEPARATE_RUNS}" if separate else ""
     if sentence.per_size:  # one interval and one p would disagree: each size's own
-        by_size = per_size_text(sentence.per_size, floor)
+        by_size = per_size_text(sentence.per_size)
         if r.verdict == "decided":
             return head + f"{winner}{own} over {runner_up} by size: {by_size}{apart}{tail}"
         return (head + f"{winner}{own} and {runner_up} tie, not significant over the sizes "
@@ -571,6 +579,7 @@ class PairFigure:
     verdict: str
     alpha: float = 0.05
     untested_why: str = ""
+    floor: float = math.nan   # the noise floor its verdict was judged against
 
 
 @dataclass
@@ -624,10 +633,10 @@ def pair_figures(run, members, a, b, floor, alpha, size=None):
             continue
         if r.winner == a:
             out[result_key(r)] = PairFigure(r.margin, r.low, r.high, r.p, r.verdict, alpha,
-                                            r.untested_why)
+                                            r.untested_why, r.floor.value)
         else:
             out[result_key(r)] = PairFigure(1 / r.margin, 1 / r.high, 1 / r.low, r.p, r.verdict,
-                                            alpha, r.untested_why)
+                                            alpha, r.untested_why, r.floor.value)
     return out
 
 
@@ -651,7 +660,8 @@ def combined(figures):
                       min(lows) if lows else math.nan, max(highs) if highs else math.nan,
                       max(ps) if ps else math.nan,
                       verdicts.pop() if len(verdicts) == 1 else "mixed",
-                      untested_why=whys[0] if whys else "")
+                      untested_why=whys[0] if whys else "",
+                      floor=max((f.floor for f in figures), default=math.nan))
 
 
 def _cell_label(sentence, member, size):
@@ -757,13 +767,13 @@ def _interval_text(f):
     return "" if math.isnan(f.low) or math.isnan(f.high) else f" [{f.low:.2f}, {f.high:.2f}]"
 
 
-def pair_text(f, floor):
+def pair_text(f):
     """'1.25x [1.20, 1.30] (p < 0.001)': one size's margin with what decides it."""
     head = f"{f.margin:.2f}x{_interval_text(f)}"
     if f.verdict == "untested":
         return head + f" (untested: {f.untested_why})"
     if f.verdict == "noise":
-        return head + f" ({_p_text(f.p)}, within the {100 * floor.value:.1f}% floor)"
+        return head + f" ({_p_text(f.p)}, within the {100 * f.floor:.1f}% floor)"
     if math.isnan(f.p):
         return head
     return head + f" ({_p_text(f.p)}{_disagreement(f.low, f.high, f.p, f.alpha)})"
@@ -777,22 +787,22 @@ def _disagreement(low, high, p, alpha):
             else ", though the 95% interval leaves out 1.00")
 
 
-def per_size_text(cells, floor):
-    return ", ".join(f"{label} {pair_text(f, floor)}" for label, f in cells)
+def per_size_text(cells):
+    return ", ".join(f"{label} {pair_text(f)}" for label, f in cells)
 
 
-def baseline_text(view, floor, with_name=True):
+def baseline_text(view, with_name=True):
     """'openssl: 3,400 MB/s, 2.90x slower [2.60, 3.20]': where the baseline stands."""
-    text = _baseline_text(view, floor, with_name)
+    text = _baseline_text(view, with_name)
     return f"{text} ({SEPARATE_RUNS})" if view.separate and not view.runner_up else text
 
 
-def _baseline_text(view, floor, with_name):
+def _baseline_text(view, with_name):
     head = (f"{view.backend}: " if with_name else "") + figure_text(view.figure)
     if view.runner_up:
         return head + " (the runner-up)"
     if view.per_size:
-        return head + f"; the winner over it by size: {per_size_text(view.per_size, floor)}"
+        return head + f"; the winner over it by size: {per_size_text(view.per_size)}"
     f = view.versus
     if f is None:
         return head
@@ -800,7 +810,7 @@ def _baseline_text(view, floor, with_name):
         return head + f", {f.margin:.2f}x slower{_interval_text(f)}"
     if f.verdict == "noise":
         return head + (f", a tie with the winner ({f.margin:.2f}x{_interval_text(f)}, within "
-                       f"the {100 * floor.value:.1f}% noise floor)")
+                       f"the {100 * f.floor:.1f}% noise floor)")
     if f.verdict == "untested":
         return head + f", {f.margin:.2f}x slower{_interval_text(f)}, untested"
     return head + (f", a tie with the winner ({f.margin:.2f}x{_interval_text(f)}, {_p_text(f.p)}"
@@ -872,6 +882,7 @@ class MixVerdict:
     baseline: object = None             # the baseline's MixScore, third or further down
     baseline_ratio: tuple = ()          # (ratio, low, high, p) of it over the winner
     baseline_verdict: str = ""
+    floor: object = None                # the NoiseFloor of the grid at 1 thread (MIX_KIND)
     paired: bool = False         # margin, interval and p from per-round ratios
     members: dict = field(default_factory=dict)  # backend -> {size: Benchmark}
 
@@ -886,7 +897,11 @@ def _mix_verdict(ratio, floor, alpha):
     return "decided", reaches_one
 
 
+MIX_KIND = ("grid", 1)  # the cost model's benchmarks: noise.kind_of
+
+
 def mix_verdicts(run, fit_list, mix, floor, alpha=0.05, baseline=""):
+    floor = floor.of(MIX_KIND)
     groups = OrderedDict()
     for f in fit_list:
         groups.setdefault((f.op, f.cipher, f.aad), []).append(f)
@@ -903,7 +918,8 @@ def mix_verdicts(run, fit_list, mix, floor, alpha=0.05, baseline=""):
             ratio = costmodel.ratio_interval(scores[0], scores[1])
             verdict, reaches_one = _mix_verdict(ratio, floor, alpha)
         v = MixVerdict(operation_text(cipher, op, aad), scores,
-                       hand_scores[0] if hand_scores else None, ratio, verdict, reaches_one)
+                       hand_scores[0] if hand_scores else None, ratio, verdict, reaches_one,
+                       floor=floor)
         # The runner-up's figure is on the line already: a baseline further down gets its own.
         base = next((sc for sc in scores[2:] if sc.fit.backend == baseline), None)
         if base is not None:
@@ -914,7 +930,7 @@ def mix_verdicts(run, fit_list, mix, floor, alpha=0.05, baseline=""):
     return out
 
 
-def mix_baseline_text(v, floor):
+def mix_baseline_text(v):
     """'openssl: 12,000 MB/s, 2.57x slower [2.31, 2.86]' for a mix verdict."""
     ratio, low, high, p = v.baseline_ratio
     head = f"{v.baseline.fit.backend}: {v.baseline.mb_per_s:,.0f} MB/s"
@@ -923,7 +939,7 @@ def mix_baseline_text(v, floor):
         return head + f", {ratio:.2f}x slower{interval}"
     if v.baseline_verdict == "noise":
         return head + (f", a tie with the winner ({ratio:.2f}x{interval}, within the "
-                       f"{100 * floor.value:.1f}% noise floor)")
+                       f"{100 * v.floor.value:.1f}% noise floor)")
     return head + f", a tie with the winner ({ratio:.2f}x{interval}, {_p_text(p)})"
 
 
@@ -935,7 +951,7 @@ def mix_params(v):
     return [{k: val for k, val in params.items() if val}]
 
 
-def mix_text(v, context, floor, run_context=None):
+def mix_text(v, context, run_context=None):
     """A mix verdict; `context` gives the long names ({} for names alone),
     `run_context` (default `context`) the sources and caveats."""
     run_context = context if run_context is None else run_context
@@ -958,13 +974,13 @@ def mix_text(v, context, floor, run_context=None):
         text = (f"{name(first.fit.backend)}, {ratio:.2f}x [{lo:.2f}, {hi:.2f}] over "
                 f"{name(second.fit.backend)} ({rates}; {_p_text(p)}{apart})")
     elif v.verdict == "noise":
-        text = (f"{a} and {b} tie ({ratio:.2f}x, within the {100 * floor.value:.1f}% noise "
+        text = (f"{a} and {b} tie ({ratio:.2f}x, within the {100 * v.floor.value:.1f}% noise "
                 f"floor; {rates}{apart})")
     else:
         text = (f"{a} and {b} tie ({ratio:.2f}x, {_p_text(p)}"
                 f"{_interval_caveat(v.interval_reaches_one)}; {rates}{apart})")
     if v.baseline is not None:
-        text += f"; {mix_baseline_text(v, floor)}"
+        text += f"; {mix_baseline_text(v)}"
     if v.hand_written:
         text += f"; hand-written {v.hand_written.fit.backend}: {v.hand_written.mb_per_s:,.0f} MB/s"
     return head + text
@@ -1107,7 +1123,7 @@ def answer(run, mix_spec="tls-records", alpha=0.05, baseline=None):
                   mix_verdicts(run, fit_list, mix, floor, alpha, shown_baseline or ""),
                   shown_baseline or "", baseline or DEFAULT_BASELINE,
                   list(unranked_classes(run).values()), unfitted, status,
-                  contention.findings(run, results, floor.value))
+                  contention.findings(run, results))
 
 
 def unfitted_lines(a):
@@ -1123,7 +1139,7 @@ def render_console(a):
              f"   {sampled.size_text(a.run)}; {a.floor.describe()}", ""]
     lines.append(HEADING.format(baseline=a.baseline_asked))
     for s in a.sentences:
-        lines.append("  " + sentence_text(s, ctx, a.floor, long_names=False))
+        lines.append("  " + sentence_text(s, ctx, long_names=False))
     lines += note_lines(answer_notes(a), "  ")
     if a.unranked:
         lines += ["", "Not ranked (a backend the run asked for has no figures there):"]
@@ -1135,7 +1151,7 @@ def render_console(a):
         mean = sum(s * w for s, w in a.mix) / total
         later += ["", f"Traffic mix {a.mix_name} (mean {mean:,.0f} B per message; "
                       "time per message from the cost model):"]
-        later += [mix_text(v, {}, a.floor, ctx) for v in a.mix_verdicts]  # backend names alone
+        later += [mix_text(v, {}, ctx) for v in a.mix_verdicts]  # backend names alone
         later += unfitted_lines(a)
         later += note_lines(mix_notes(a), "  ")
     cross = crossover_lines(a.run, a.fits)
@@ -1224,7 +1240,7 @@ def render_markdown(a):
     out = [f"**{line}**" for line in a.status] + ([""] if a.status else [])
     out += [f"# Which AES library: {a.machine}", "", f"Run: `{a.run.path}`; "
            f"{sampled.size_text(a.run)}; {a.floor.describe()}.", "", "## The answer", ""]
-    out += ["- " + sentence_text(s, ctx, a.floor) for s in a.sentences]
+    out += ["- " + sentence_text(s, ctx) for s in a.sentences]
     table_notes = caveat_notes(ctx, [(b, [class_params(r)]) for r in a.results
                                      for b, _ in r.ranking])
     notes = answer_notes(a) + [n for n in table_notes if n not in answer_notes(a)]
@@ -1277,7 +1293,7 @@ def render_markdown(a):
     if a.mix_verdicts or a.unfitted:
         out += ["", f"## Traffic mix {a.mix_name}", "",
                 "sizes and weights: " + ", ".join(f"{size_text(s)} x {w:g}" for s, w in a.mix), ""]
-        out += ["-" + mix_text(v, ctx, a.floor)[1:] for v in a.mix_verdicts]
+        out += ["-" + mix_text(v, ctx)[1:] for v in a.mix_verdicts]
         out += ["-" + line[1:] for line in unfitted_lines(a)]
         out += markdown_notes(mix_notes(a))
         for v in a.mix_verdicts:

@@ -39,9 +39,9 @@ def _median_figure(b, sc, contended):
     return stats.median(xs) * sc.scale if xs else None
 
 
-def findings(run, results, floor=math.nan):
+def findings(run, results):
     """The run's Contention, or None when it saw none (or has no record). A
-    winner changes under contention only by more than the run's noise floor."""
+    winner changes under contention only by more than its class's noise floor."""
     sampling = getattr(run, "sampling", None)
     if sampling is None or sampling.status != "applied":
         return None
@@ -79,6 +79,7 @@ def findings(run, results, floor=math.nan):
                 quiet_winner = dict(scores)[r.winner]
                 lead = (scores[0][1] / quiet_winner if r.scenario.higher_is_better
                         else quiet_winner / scores[0][1])
+                floor = r.floor.value if r.floor is not None else math.nan
                 if not math.isnan(floor) and lead - 1 <= floor:
                     continue  # within the noise: not a change
                 out.changes.append(Change(r, scores[0][0], lead))

@@ -247,13 +247,13 @@ class FleetAnswer:
     floor: float                        # the largest host floor (NaN when one is unmeasured)
 
 
-def level_on(host, r, backend, loss):
+def level_on(r, backend, loss):
     """Whether the library is level with the best of the host's class result."""
     if backend == r.winner:
         return True
     if backend == r.runner_up and r.verdict in TIES:
         return True
-    return host.floor.measured and loss - 1 <= host.floor.value
+    return r.floor.measured and loss - 1 <= r.floor.value
 
 
 def weighted_verdict(hosts, key, libs, sizes, floor, rng):
@@ -360,7 +360,7 @@ def fleet(hosts, alpha=0.05, left_out=()):
                     best = r.ranking[0][1]
                     loss = best / scores[lib] if r.scenario.higher_is_better else scores[lib] / best
                     host_losses.append(loss)
-                    all_level = all_level and level_on(h, r, lib, loss)
+                    all_level = all_level and level_on(r, lib, loss)
                 if host_losses is None:
                     continue
                 per_type[t.name] = stats.geometric_mean(host_losses)
@@ -386,7 +386,10 @@ def fleet(hosts, alpha=0.05, left_out=()):
             minimax = (lib, worst[lib][0], worst[lib][1], deciding)
         sizes = sorted(set.intersection(*(set(h.results[key].sizes) for h in hosts)))
         fc = FleetClass(key, first, sizes, winners, losses, level, safe, minimax)
-        fc.weighted = weighted_verdict(hosts, key, everywhere, sizes, floor, rng) \
+        # The class's kind of workload on each host (noise.kind_of), the largest.
+        kind_floors = [h.results[key].floor.value for h in hosts if h.share > 0]
+        kind_floor = math.nan if any(math.isnan(f) for f in kind_floors) else max(kind_floors)
+        fc.weighted = weighted_verdict(hosts, key, everywhere, sizes, kind_floor, rng) \
             if sizes else Weighted()
         classes.append(fc)
     return FleetAnswer(hosts, types, classes, partial, list(left_out),

@@ -21,14 +21,22 @@ the description says that drift over minutes is not in it. A merged run's
 sources each say it for their own backends (sources.py).
 
 What the floor is set against decides what it measures (`within`). The
-answer judges margins: the ratio of two backends of one workload class,
-measured side by side in every round. So its floor ("margins") is the 95th
-percentile, over every pair of backends of a class, of the change of their
-margin between the halves: a drift that moves both alike cancels, as it does
-in the margin itself. Measured on four default runs of the Zen 5 VM (two
-campaigns, docs/answer.md): 3.4-4.0% without injection, 4.8-7.9% under the
-injected neighbour; one benchmark's change taken alone, the floor's old
-form, read 3.7-4.2% and 4.0-4.9%, but a margin is two benchmarks' noise. A
+answer judges margins: the median, over the rounds, of the ratio of two
+backends of one workload class measured side by side in each round. So its
+floor ("margins") is the 95th percentile, over every pair of backends of a
+class, of the change of that margin between the halves, each half's median
+of the pair's per-round ratios (the margin the answer would report from
+that half): a drift that moves both alike cancels, as it does in the margin
+itself. Kinds of workload drift differently (kind_of: scenario and
+threads): on the Zen 5 VM's quiet default runs the grid's margins at 1
+thread moved by 2.2-2.7%, a seed-000 roundtrip's by 8.0-10.7%. Each kind
+with MIN_PAIRS pairs has its own floor, which its classes are judged
+against; a kind with fewer pairs gets the run's, all pairs together. The
+same four default runs (two campaigns, docs/answer.md) read 2.9-3.9% over
+all pairs without injection and 4.3-8.1% under the injected neighbour
+(3.4-4.0% and 4.8-7.9% with each benchmark's halves set apart; 3.7-4.2%
+and 4.0-4.9% for one benchmark's change taken alone, the oldest form, but
+a margin is two benchmarks' noise). A
 margin's change between two runs of one binary is larger still on this VM
 (95th percentile 3.1-5.8% without injection, over 875 pairs of a slice:
 openssl and ipsec-mb at 64 B and 1 KiB differ by 2-13% between two
@@ -59,10 +67,19 @@ class NoiseFloor:
     back_to_back: bool = False  # measured on back-to-back repetitions only (nothing interleaved)
     within: str = ""    # "margins" or "run" (module docstring); "" each benchmark alone
     shift: float = 0.0  # the run's median change between its halves (late / early - 1)
+    # within="margins": kind (kind_of) -> the floor of that kind's pairs, for
+    # each kind with MIN_PAIRS pairs or more; a class of another kind is
+    # judged against the whole run's (value).
+    kinds: dict = field(default_factory=dict)
+    pooled: list = field(default_factory=list)  # kinds with fewer pairs, judged against value
 
     @property
     def measured(self):
         return not math.isnan(self.value)
+
+    def of(self, kind):
+        """The floor a workload class of this kind (kind_of) is judged against."""
+        return self.kinds.get(kind, self)
 
     def describe(self):
         if not self.measured:
@@ -73,7 +90,18 @@ class NoiseFloor:
                     f"{self.cells} benchmarks' repetitions differ by less in {QUANTILE}% of them; "
                     "the repetitions ran back to back, so drift over minutes is not in it; "
                     "smaller margins count as ties")
-        if self.within == "margins":
+        if self.within == "margins" and self.kinds and (len(self.kinds) > 1 or self.pooled):
+            each = ", ".join(f"{100 * f.value:.1f}% ({kind_text(k)})"
+                             for k, f in sorted(self.kinds.items()))
+            cells = sorted(f.cells for f in self.kinds.values())
+            text = (f"noise floor {each}: the margin between two backends of a workload moved "
+                    f"by less between the early and late halves of the run in {QUANTILE}% of "
+                    f"the pairs of its kind ({cells[0]}-{cells[-1]} pairs, an A/A comparison "
+                    "inside the run)")
+            if self.pooled:
+                text += (f"; {', '.join(kind_text(k) for k in self.pooled)} (too few pairs): "
+                         f"{100 * self.value:.1f}%, all {self.cells} pairs of the run")
+        elif self.within == "margins":
             text = (f"noise floor {100 * self.value:.1f}%: the margin between two backends of a "
                     f"workload moved by less between the early and late halves of the run in "
                     f"{QUANTILE}% of {self.cells} pairs (an A/A comparison inside the run)")
@@ -105,6 +133,59 @@ def _late_over_early(run, benchmarks):
     return out
 
 
+def kind_of(b):
+    """The kind of workload a benchmark's margins are judged as: its scenario
+    and thread count. Their margins drift apart by different amounts (the
+    Zen 5 VM's quiet default runs: the grid at 1 thread 2.2-2.7%, a seed-000
+    roundtrip, which schedules a key and allocates per message, 8.0-10.7%),
+    and one floor for all would hold the grid to the roundtrips' noise."""
+    return (b.scenario, b.threads)
+
+
+def kind_text(kind):
+    scenario, threads = kind
+    return f"{scenario}, {threads} thread{'s' if threads > 1 else ''}"
+
+
+def _paired_change(run, x, y):
+    """|late / early - 1| of the margin x over y as the answer measures it,
+    the median of their per-round ratios, each half its own (None when the
+    two were not measured side by side in rounds)."""
+    if run.context.get("design") != "rounds":
+        return None
+    xs, ys = scenarios.of(x).figures(x), scenarios.of(y).figures(y)
+    if len(xs) != len(x.indices) or len(ys) != len(y.indices):
+        return None
+    ratios = stats.paired_ratios(xs, x.indices, ys, y.indices)  # in round order
+    if len(ratios) < MIN_REPETITIONS:
+        return None
+    half = len(ratios) // 2
+    return abs(stats.median(ratios[-half:]) / stats.median(ratios[:half]) - 1)
+
+
+def margin_changes(run, ratios):
+    """kind -> per pair of backends of a workload class of that kind: the
+    change of their margin between the run's halves (paired per round where
+    the design pairs them, else the ratio of each one's late / early
+    `ratios`)."""
+    classes = {}
+    for name in ratios:
+        classes.setdefault(sampled.workload_of(name), []).append(run.benchmarks[name])
+    out = {}
+    for members in classes.values():
+        for x, y in itertools.combinations(members, 2):
+            # Two backends from separate merged runs share no rounds: their
+            # margin's drift is not one a floor inside a run measures.
+            if sources.separate(run.context, x.params.get("backend", ""),
+                                y.params.get("backend", "")):
+                continue
+            change = _paired_change(run, x, y)
+            if change is None:
+                change = abs(ratios[x.name] / ratios[y.name] - 1)
+            out.setdefault(kind_of(x), []).append(change)
+    return out
+
+
 def split_half_changes(run, benchmarks=None, within=""):
     """|late / early - 1| per benchmark (within="run": against the run's
     median late / early, when that shift is drift) or, within="margins", per
@@ -124,25 +205,18 @@ def drift(ratios):
 
 def _changes(run, benchmarks, within):
     """(the changes, the `within` they were measured as, the run's median
-    late / early - 1)."""
+    late / early - 1, within="margins": kind -> its pairs' changes)."""
     ratios = _late_over_early(run, benchmarks)
     median = stats.median(list(ratios.values())) - 1 if ratios else 0.0
     if within == "margins":
-        classes = {}
-        for name, r in ratios.items():
-            backend = run.benchmarks[name].params.get("backend", "")
-            classes.setdefault(sampled.workload_of(name), []).append((backend, r))
-        # Two backends from separate merged runs share no rounds: their
-        # margin's drift is not one a floor inside a run measures.
-        pairs = [abs(a / b - 1) for members in classes.values()
-                 for (x, a), (y, b) in itertools.combinations(members, 2)
-                 if not sources.separate(run.context, x, y)]
+        kinds = margin_changes(run, ratios)
+        pairs = [c for changes in kinds.values() for c in changes]
         if len(pairs) >= MIN_PAIRS:
-            return pairs, within, median
+            return pairs, within, median, kinds
     shift = drift(list(ratios.values())) if within == "run" else None
     if shift is not None:
-        return [abs(r / shift - 1) for r in ratios.values()], within, median
-    return [abs(r - 1) for r in ratios.values()], "", median
+        return [abs(r / shift - 1) for r in ratios.values()], within, median, {}
+    return [abs(r - 1) for r in ratios.values()], "", median, {}
 
 
 def noise_floor(run, within=""):
@@ -151,19 +225,23 @@ def noise_floor(run, within=""):
     for b in run.benchmarks.values():
         backend = b.params.get("backend", "")
         (back_to_back if sources.interleaved(run.context, backend) is False else kept).append(b)
-    changes, measured_as, shift = _changes(run, kept, within)
+    changes, measured_as, shift, kinds = _changes(run, kept, within)
     left_out = sorted({b.params.get("backend", "") for b in back_to_back
                        if split_half_changes(run, [b])})
     only_back_to_back = False
     if not changes:
         # Peers alone: each benchmark's own halves (the description says
         # they ran back to back).
-        (changes, measured_as, shift), left_out = _changes(run, back_to_back, ""), []
+        (changes, measured_as, shift, kinds), left_out = _changes(run, back_to_back, ""), []
         only_back_to_back = bool(changes)
     if not changes:
         return NoiseFloor(math.nan, 0, run.repetitions)
     return NoiseFloor(stats.percentile(changes, QUANTILE), len(changes), run.repetitions,
-                      left_out, only_back_to_back, measured_as, shift)
+                      left_out, only_back_to_back, measured_as, shift,
+                      {kind: NoiseFloor(stats.percentile(c, QUANTILE), len(c), run.repetitions,
+                                        left_out, False, measured_as, shift)
+                       for kind, c in kinds.items() if len(c) >= MIN_PAIRS},
+                      sorted(kind for kind, c in kinds.items() if len(c) < MIN_PAIRS))
 
 
 def combined(*floors):

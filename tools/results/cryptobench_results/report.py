@@ -183,9 +183,9 @@ def absent(heading, why="Not in this run."):
     return f"<h3>{escape(heading)}</h3><p class='note'>{escape(why)}</p>"
 
 
-def per_size_html(cells, floor):
+def per_size_html(cells):
     """Each size's margin on a line of its own."""
-    return "<br>".join(f"<span class='nm'>{escape(label)} {escape(answers.pair_text(f, floor))}"
+    return "<br>".join(f"<span class='nm'>{escape(label)} {escape(answers.pair_text(f))}"
                        "</span>" for label, f in cells)
 
 
@@ -197,12 +197,12 @@ def figure_html(figure):
         f"<br><span class='nm'>({escape(rest)}</span>" if rest else "")
 
 
-def baseline_html(view, floor):
+def baseline_html(view):
     """The baseline's figure, then how it stands against the winner, on lines of their own."""
     figure = figure_html(view.figure)
     if view.per_size:
-        return f"{figure}<br>the winner over it by size:<br>" + per_size_html(view.per_size, floor)
-    rest = answers.baseline_text(view, floor, with_name=False)
+        return f"{figure}<br>the winner over it by size:<br>" + per_size_html(view.per_size)
+    rest = answers.baseline_text(view, with_name=False)
     rest = rest[len(answers.figure_text(view.figure)):].lstrip(", ").strip()
     return figure + (f"<br>{escape(rest)}" if rest else "")
 
@@ -223,14 +223,14 @@ def section_decisions(m):
         over = name_html(m, r.runner_up, library=False, params_list=params) if r.runner_up else "-"
         separate = bool(r.runner_up) and sources.separate(ctx, r.winner, r.runner_up)
         if s.per_size:  # one interval and one p would disagree: each size's own
-            margin_cell = "by size:<br>" + per_size_html(s.per_size, a.floor)
+            margin_cell = "by size:<br>" + per_size_html(s.per_size)
             margin_class = "l"
             p_cell = "by size"
         else:
             margin_cell = escape(margin_text(margin, low, high))
             margin_class = "nm"
             p_cell = escape(p_text(p))
-        base = baseline_html(s.baseline, a.floor) if s.baseline else (
+        base = baseline_html(s.baseline) if s.baseline else (
             "(the winner)" if r.winner == a.baseline else "-")
         rows.append(f"<tr class='{'tie' if tie else r.verdict}'>"
                     f"<td class='l'>{escape(answers.workload_text(s))}</td><td class='l use'>{use}</td>"
@@ -238,7 +238,7 @@ def section_decisions(m):
                     f"<td class='{margin_class}'>{margin_cell}</td><td class='l'>{over}</td>"
                     f"<td class='nm'>{p_cell}</td>"
                     f"<td class='l verdict'>"
-                    f"{escape(verdict_text(r.verdict, a.floor, separate, r.untested_why))}</td>"
+                    f"{escape(verdict_text(r.verdict, s.floor, separate, r.untested_why))}</td>"
                     f"<td class='l'>{base}</td></tr>")
     baseline_head = f"baseline: {escape(a.baseline)}" if a.baseline else "baseline"
     return ("<table class='answer'><tr><th class='l'>workload</th><th class='l'>library to use</th>"
@@ -286,7 +286,7 @@ def section_mix(m):
                     f"<td class='l use'>{use}</td><td class='nm'>{rates}</td>"
                     f"<td class='nm'>{escape(margin_text(ratio, low, high))}</td><td class='l'>{over}</td>"
                     f"<td class='nm'>{escape(p_text(p))}</td>"
-                    f"<td class='l verdict'>{escape(verdict_text(v.verdict, a.floor, separate))}</td>"
+                    f"<td class='l verdict'>{escape(verdict_text(v.verdict, v.floor, separate))}</td>"
                     f"<td class='l'>{headroom}</td></tr>")
     return (head + "<table class='answer'><tr><th class='l'>operation</th><th class='l'>library to use</th>"
             "<th>MB/s</th><th>margin [95% interval]</th><th class='l'>over</th><th>p</th>"
@@ -675,9 +675,9 @@ def contention_html(a):
 def floor_html(floor):
     """The noise floor's description, its figure in bold: every tie depends on it."""
     text = floor.describe()
-    head = f"noise floor {100 * floor.value:.1f}%" if floor.measured else ""
-    if head and text.startswith(head):
-        return f"<b>Noise floor {100 * floor.value:.1f}%</b>{escape(text[len(head):])}"
+    head, colon, rest = text.partition(":")
+    if floor.measured and colon:
+        return f"<b>{escape(head[:1].upper() + head[1:])}</b>:{escape(rest)}"
     return escape(text)
 
 
