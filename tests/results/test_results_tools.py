@@ -474,9 +474,12 @@ class AnswerTest(unittest.TestCase):
             self.assertLessEqual(h.library[1], 1.05)  # nothing beats the hardware
 
     def test_verdicts_follow_significance_and_the_floor(self):
-        floor = self.answer.floor.value
         kinds = set()
         for r in self.answer.results:
+            # Each class against the floor of its own kind of workload.
+            member = next(iter(next(iter(r.members.values())).values()))
+            floor = self.answer.floor.of(noise.kind_of(member)).value
+            self.assertEqual(r.floor.value, floor)
             kinds.add(r.verdict)
             self.assertGreaterEqual(r.margin, 1.0)
             self.assertLessEqual(r.low, r.margin * 1.0001)
@@ -631,8 +634,8 @@ class ReportTest(unittest.TestCase):
         self.assertLess(html.index("<table class='answer'>"), html.index("<figure"))
         decisions = html[html.index("<table class='answer'>"):html.index("<h3>Traffic mix ")]
         self.assertEqual(decisions.count("<tr class="), len(a.sentences))
-        # The floor of each kind of workload in bold, and each tie within
-        # the floor of its own kind.
+        # The floor of each kind of workload in bold, and each row's tie
+        # within the floor of its own classes' kinds (the largest).
         bold = html[html.index("<b>Noise floor "):]
         bold = bold[:bold.index("</b>")]
         self.assertGreater(len(a.floor.kinds), 1)
@@ -640,10 +643,15 @@ class ReportTest(unittest.TestCase):
             self.assertIn(f"{100 * floor.value:.1f}% ({noise.kind_text(kind)})", bold)
         ties = [s for s in a.sentences if s.first.verdict in ("noise", "not-significant")]
         self.assertTrue(ties)
-        self.assertEqual(decisions.count("<tr class='tie'>"), len(ties))
-        floors = {f"{100 * s.floor.value:.1f}%" for s in ties if s.first.verdict == "noise"}
-        within = sum(decisions.count(f"tie: within the {f} noise floor") for f in floors)
-        self.assertEqual(within + decisions.count("tie: not significant"), len(ties))
+        rows = decisions.split("<tr class=")[1:]
+        self.assertEqual(len(rows), len(a.sentences))
+        for s, row in zip(a.sentences, rows):
+            if s.first.verdict == "not-significant":
+                self.assertIn("tie: not significant", row)
+            elif s.first.verdict == "noise":
+                floor = max(a.floor.of(noise.kind_of(b)).value for m in s.members
+                            for per_size in m.members.values() for b in per_size.values())
+                self.assertIn(f"tie: within the {100 * floor:.1f}% noise floor", row)
         for s in a.sentences:
             self.assertIn(escape(answer.workload_text(s)), decisions)
         self.assertNotIn("<b>aesni</b>", decisions)  # hand-written: never the library to use

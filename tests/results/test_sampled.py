@@ -244,7 +244,7 @@ class RecordTest(unittest.TestCase):
                          "too few repetitions: run 6 or more")
         self.assertEqual(answer.untested_reason(3, 3, 0.05, False),
                          "too few repetitions: run 4 or more")  # 2 / C(8, 4) < 0.05
-        self.assertIn("only 3 of 10 rounds quiet:", answer.untested_reason(3, 10, 0.05, False))
+        self.assertIn("only 3 of 10 repetitions quiet:", answer.untested_reason(3, 10, 0.05, False))
 
     def test_rounds_are_repetitions(self):
         run = gbench.load_run(self.path, samples=False)
@@ -464,38 +464,86 @@ class MarginFloorTest(unittest.TestCase):
         floor = noise.noise_floor(self.run_of(series), within="margins")
         self.assertEqual((floor.within, floor.cells), ("margins", 11))
         self.assertLess(floor.value, 1e-9)
-        # The margin as each one's late / early set apart (the floor's form
-        # until 2026-12-03) moved by 5% or more.
+        # The margin as each one's late / early set apart (the floor's
+        # earlier form) moved by 5% or more.
         ratios = noise._late_over_early(self.run_of(series), None)
         apart = [abs(ratios[name] / ratios[name.replace("backend:a", "backend:b")] - 1)
                  for name in ratios if "backend:a/" in name]
         self.assertGreater(min(apart), 0.05)
 
-    def test_each_kind_of_workload_has_its_own_floor(self):
-        # The grid's margins move by 1%, the roundtrips' by 8%: a 4% margin
-        # is a decision in the grid and a tie among roundtrips.
+    def test_a_margin_that_steps_moves_the_floor_by_its_step(self):
+        # The same, but the pair's margin steps from 2.00 to 2.10 at round 10
+        # (b slower by 5% in the late half), rounds missing for b as above.
         series = {}
-        grid = ("grid/backend:{}/cipher:aes-128-cbc/op:encrypt/size:{}/codec:none/pool:on/"
-                "key:cached/real_time/threads:1")
-        roundtrip = ("seed000/backend:{}/cipher:aes-128-cbc/op:roundtrip/size:{}/codec:base64/pool:on/"
-                     "key:per-op/real_time/threads:1")
-        for form, drift in ((grid, 0.01), (roundtrip, 0.08)):
-            for size in (64, 256, 1024, 4096, 16384):
-                for backend, base in (("a", 1000), ("b", 1040), ("c", 1500)):
+        for size in (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384):
+            for backend, base in (("a", 1000), ("b", 2000)):
+                name = (f"grid/backend:{backend}/cipher:aes-128-cbc/op:encrypt/size:{size}/"
+                        "codec:none/pool:on/key:cached/real_time/threads:1")
+                series[name] = {
+                    k: base * (1.05 if backend == "b" and k >= 10 else 1)
+                    * (1 + 0.6 * ((k * 7) % 10) / 10) for k in range(20)
+                    if backend == "a" or k < 10 or (k * 7) % 10 < 5}
+        floor = noise.noise_floor(self.run_of(series), within="margins")
+        self.assertAlmostEqual(floor.value, 0.05, delta=1e-9)
+        # Which of the two is named first does not matter.
+        swapped = {n.replace("backend:a", "backend:x").replace("backend:b", "backend:a")
+                   .replace("backend:x", "backend:b"): v for n, v in series.items()}
+        self.assertAlmostEqual(noise.noise_floor(self.run_of(swapped), within="margins").value,
+                               0.05, delta=1e-9)
+
+    GRID = ("grid/backend:{}/cipher:aes-128-cbc/op:encrypt/size:{}/codec:none/pool:on/"
+            "key:cached/real_time/threads:1")
+    ROUNDTRIP = ("seed000/backend:{}/cipher:aes-128-cbc/op:roundtrip/size:{}/codec:base64/"
+                 "pool:on/key:per-op/real_time/threads:1")
+
+    def kinds_run(self, kinds):
+        """A run of [(name form, backends, sizes, the drift of backend c)]:
+        backend c alone is slower by the drift in the late half."""
+        series = {}
+        for form, backends, sizes, drift in kinds:
+            for size in sizes:
+                for backend in backends:
+                    base = {"a": 1000, "b": 1040}.get(backend, 1500)
                     series[form.format(backend, size)] = {
                         k: base * (1 + (drift if backend == "c" and k >= 10 else 0))
                         * (1 + 0.001 * (k % 3)) for k in range(20)}
-        run = self.run_of(series)
+        return self.run_of(series)
+
+    def test_each_kind_of_workload_has_its_own_floor(self):
+        # The grid's margins move by 1% (50 pairs over 5 workloads: its own
+        # floor), the roundtrips' by 8% (15 pairs: too few to be judged below
+        # the run, and above it anyway): a 4% margin is a decision in the
+        # grid and a tie among roundtrips.
+        sizes = (64, 256, 1024, 4096, 16384)
+        run = self.kinds_run([(self.GRID, "abcde", sizes, 0.01),
+                              (self.ROUNDTRIP, "abc", sizes, 0.08)])
         floor = noise.noise_floor(run, within="margins")
         self.assertEqual(set(floor.kinds), {("grid", 1), ("seed000", 1)})
+        self.assertEqual(floor.pooled, [("seed000", 1)])
         self.assertAlmostEqual(floor.of(("grid", 1)).value, 0.01, delta=0.002)
         self.assertAlmostEqual(floor.of(("seed000", 1)).value, 0.08, delta=0.005)
         self.assertIs(floor.of(("grid", 2)), floor)  # a kind without pairs: the run's
-        self.assertIn("1.0% (grid, 1 thread), 8.0% (seed000, 1 thread)", floor.describe())
+        self.assertIn("1.0% (grid at 1 thread), 8.0% (seed000 at 1 thread)*", floor.describe())
         verdicts = {r.fixed[0]: (r.winner, r.runner_up, r.verdict)
                     for r in answer.classify(run, floor)}
         self.assertEqual(verdicts["grid"], ("a", "b", "decided"))
         self.assertEqual(verdicts["seed000"], ("a", "b", "noise"))
+        # compare --backend-pair judges a margin against its kind's floor too.
+        combined = noise.combined(floor, floor)
+        self.assertEqual(combined.of(("seed000", 1)).value, floor.of(("seed000", 1)).value)
+
+    def test_a_kind_with_little_of_its_own_is_never_below_the_run(self):
+        # One roundtrip workload of three steady backends: its own floor is
+        # nearly 0, but three pairs say little; it gets the run's.
+        run = self.kinds_run([(self.GRID, "abcde", (64, 256, 1024, 4096, 16384), 0.02),
+                              (self.ROUNDTRIP, "abd", (100,), 0.0)])
+        floor = noise.noise_floor(run, within="margins")
+        self.assertAlmostEqual(floor.of(("grid", 1)).value, 0.02, delta=0.002)
+        self.assertEqual(floor.of(("seed000", 1)).value, floor.value)
+        self.assertGreater(floor.value, 0.015)
+        self.assertIn("(seed000 at 1 thread)*", floor.describe())
+        self.assertIn("* fewer than 5 workloads or 40 pairs of its own: no lower than the run's",
+                      floor.describe())
 
     def test_compare_takes_out_only_a_shift_that_is_drift(self):
         sizes = (16, 64, 256, 1024, 4096, 16384)  # 24 benchmarks: a run's median to speak of

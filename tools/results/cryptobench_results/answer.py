@@ -11,7 +11,7 @@ over the class's sizes of the median of its scenario's figure
 the runner-up comes with a 95% bootstrap interval (each repetition sample
 resampled on its own) and the largest two-sided Mann-Whitney p-value over
 the class's sizes. The winner is named only when that p is below alpha, the
-interval lies above 1.00 and the margin is above the run's noise floor
+interval lies above 1.00 and the margin is above the noise floor of its kind
 (noise.py); otherwise the two tie.
 Classes with the same verdict that differ only in size, threads, codec or
 buffer pool are told in one sentence; its interval spans theirs.
@@ -256,7 +256,8 @@ def paired_rounds(run, a, b, better, worse, sizes, sc):
 
 def rounds_run(b):
     """How many repetitions of a benchmark ran, contended ones included."""
-    return len(b.raw_samples["time_ns"]) if b.raw_samples is not None else len(b.indices)
+    raw = (b.raw_samples or {}).get("time_ns")
+    return len(raw) if raw is not None else len(b.indices)
 
 
 def untested_reason(used, ran, alpha, paired):
@@ -267,8 +268,8 @@ def untested_reason(used, ran, alpha, paired):
     while (stats.min_paired_p(least) if paired else stats.min_achievable_p(least, least)) >= alpha:
         least += 1
     if ran >= least > used:
-        both = " for both" if paired else ""
-        return (f"only {used} of {ran} rounds quiet{both}: the host was contended; run again "
+        what = "rounds quiet for both" if paired else "repetitions quiet"
+        return (f"only {used} of {ran} {what}: the host was contended; run again "
                 f"in a quieter spell or with more repetitions")
     return f"too few repetitions: run {least} or more"
 
@@ -325,10 +326,13 @@ def classify(run, floor, alpha=0.05):
                 untested = any(stats.min_achievable_p(len(a), len(b)) >= alpha for a, b in pairs)
             if untested:
                 r.verdict = "untested"
+                # The size with the fewest figures: how many it had of how many ran.
                 used = [len(x) for x in rounds] if rounds is not None \
                     else [min(len(a), len(b)) for a, b in pairs]
                 ran = [min(rounds_run(first[s]), rounds_run(second[s])) for s in sizes]
-                r.untested_why = untested_reason(min(used), min(ran), alpha, rounds is not None)
+                worst = min(range(len(sizes)), key=lambda k: (used[k], -ran[k]))
+                r.untested_why = untested_reason(used[worst], ran[worst], alpha,
+                                                 rounds is not None)
             else:
                 r.p = (max(stats.sign_test_p(x) for x in rounds) if rounds is not None
                        else max(stats.mann_whitney(a, b)[1] for a, b in pairs))
@@ -655,13 +659,14 @@ def combined(figures):
     lows = [f.low for f in figures if not math.isnan(f.low)]
     highs = [f.high for f in figures if not math.isnan(f.high)]
     ps = [f.p for f in figures if not math.isnan(f.p)]
-    whys = [f.untested_why for f in figures if f.untested_why]
+    whys = sorted({f.untested_why for f in figures if f.untested_why})
     return PairFigure(stats.geometric_mean([f.margin for f in figures]),
                       min(lows) if lows else math.nan, max(highs) if highs else math.nan,
                       max(ps) if ps else math.nan,
                       verdicts.pop() if len(verdicts) == 1 else "mixed",
-                      untested_why=whys[0] if whys else "",
-                      floor=max((f.floor for f in figures), default=math.nan))
+                      untested_why="; ".join(whys),
+                      floor=max((f.floor for f in figures if not math.isnan(f.floor)),
+                                default=math.nan))
 
 
 def _cell_label(sentence, member, size):

@@ -114,6 +114,7 @@ def compare(base, new, metrics=None, alpha=0.05, backend_pair=None):
         raise ResultsError(f"{base.path} and {new.path} have no benchmark in common")
     rows, warnings = [], []
     samples = {}  # id(row) -> (base's samples, new's), for the rows to test
+    kinds = {}    # id(row) -> its benchmark's kind of workload (noise.kind_of)
     # Two backends of one run are a margin, and so is their floor; one
     # benchmark in two runs is set against its run's shift, as below.
     within = "margins" if backend_pair else "run"
@@ -147,6 +148,7 @@ def compare(base, new, metrics=None, alpha=0.05, backend_pair=None):
             rows.append(Row(n.name if backend_pair else b.name, metric, mb, mn, change, math.nan,
                             math.nan, math.nan, "", ""))
             samples[id(rows[-1])] = (xs, ys)
+            kinds[id(rows[-1])] = noise.kind_of(b)
     # Two runs of one binary drift apart as a whole (measured: every benchmark
     # 0.8-2.4% slower in the second run of a pair, around that shift a spread
     # of about 1%): within DRIFT, a shift shared by the metric's benchmarks is
@@ -174,7 +176,8 @@ def compare(base, new, metrics=None, alpha=0.05, backend_pair=None):
         tested = [r for r in rows if r.metric == metric and not r.verdict]
         for r, q in zip(tested, stats.benjamini_hochberg([r.p for r in tested])):
             r.q = q
-            r.verdict = _verdict(r, alpha, testable, floor)
+            # A margin (--backend-pair) is judged against its kind's floor.
+            r.verdict = _verdict(r, alpha, testable, floor.of(kinds.get(id(r))))
     for metric, (shift, count) in shifts.items():
         if abs(shift - 1) >= 0.0005:
             warnings.append(

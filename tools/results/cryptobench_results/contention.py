@@ -9,7 +9,7 @@ ran contended, one from its contended samples. Here:
   slower); throughput-bound code suffers, a CBC-encryption chain does not;
 - per workload class, the ranking under contention (each library's
   contended figure, as the answer ranks quiet ones), and where its winner
-  is not the quiet winner by more than the run's noise floor.
+  is not the quiet winner by more than its class's noise floor.
 """
 import math
 from dataclasses import dataclass, field

@@ -13,7 +13,7 @@ workload class measured on every host:
 - level with the best on a host: the host's winner itself, its runner-up
   when the host's answer calls the two a tie (within the noise floor, not
   significant, or untested), or any library whose loss is within the
-  host's noise floor;
+  host's noise floor of the class's kind (noise.kind_of);
 - the safe choice: a library level with the best on every host; of several,
   the one with the smallest worst-case loss (the largest loss over the
   machine types), said with that loss and the type where it occurs. Where
@@ -25,7 +25,7 @@ workload class measured on every host:
   its time per operation with a 95% bootstrap interval (every sample list
   resampled on its own), and its margin over the runner-up with its interval;
   a tie when the interval reaches 1.00 or the margin is within the largest
-  host noise floor.
+  host noise floor of the class's kind.
 
 Hand-written kernels are never a choice (answer.py), so a kernel that only
 some CPUs run does not change the verdict.
@@ -244,7 +244,6 @@ class FleetAnswer:
     left_out: list                      # (host, why) the caller left out
     suite: str
     design: str
-    floor: float                        # the largest host floor (NaN when one is unmeasured)
 
 
 def level_on(r, backend, loss):
@@ -329,8 +328,6 @@ def fleet(hosts, alpha=0.05, left_out=()):
         h.results = OrderedDict((answers.result_key(r), r)
                                 for r in answers.classify(h.run, h.floor, alpha))
     types = machine_types(hosts)
-    floors = [h.floor.value for h in hosts if h.share > 0]
-    floor = math.nan if any(math.isnan(f) for f in floors) else max(floors)
     keys = OrderedDict()
     for h in hosts:
         for k, r in h.results.items():
@@ -393,7 +390,7 @@ def fleet(hosts, alpha=0.05, left_out=()):
             if sizes else Weighted()
         classes.append(fc)
     return FleetAnswer(hosts, types, classes, partial, list(left_out),
-                       suite(hosts[0].run.context), design(hosts[0].run.context), floor)
+                       suite(hosts[0].run.context), design(hosts[0].run.context))
 
 
 def type_text(t, key, best):
@@ -418,7 +415,13 @@ def class_text(r):
 
 
 def floor_text(h):
-    return f"{100 * h.floor.value:.1f}%" if h.floor.measured else "not measured"
+    """'2.2% (grid at 1 thread), 8.0% (seed000 at 1 thread)': each kind's, as select says it."""
+    if not h.floor.measured:
+        return "not measured"
+    if len(h.floor.kinds) > 1:
+        return ", ".join(f"{100 * f.value:.1f}% ({noise.kind_text(k)})"
+                         for k, f in sorted(h.floor.kinds.items()))
+    return f"{100 * h.floor.value:.1f}%"
 
 
 def ns_text(x):

@@ -27,20 +27,23 @@ floor ("margins") is the 95th percentile, over every pair of backends of a
 class, of the change of that margin between the halves, each half's median
 of the pair's per-round ratios (the margin the answer would report from
 that half): a drift that moves both alike cancels, as it does in the margin
-itself. Kinds of workload drift differently (kind_of: scenario and
-threads): on the Zen 5 VM's quiet default runs the grid's margins at 1
-thread moved by 2.2-2.7%, a seed-000 roundtrip's by 8.0-10.7%. Each kind
-with MIN_PAIRS pairs has its own floor, which its classes are judged
-against; a kind with fewer pairs gets the run's, all pairs together. The
-same four default runs (two campaigns, docs/answer.md) read 2.9-3.9% over
-all pairs without injection and 4.3-8.1% under the injected neighbour
-(3.4-4.0% and 4.8-7.9% with each benchmark's halves set apart; 3.7-4.2%
-and 4.0-4.9% for one benchmark's change taken alone, the oldest form, but
-a margin is two benchmarks' noise). A
-margin's change between two runs of one binary is larger still on this VM
-(95th percentile 3.1-5.8% without injection, over 875 pairs of a slice:
-openssl and ipsec-mb at 64 B and 1 KiB differ by 2-13% between two
-processes), which no floor measured inside one process can see.
+itself; a change counts either way alike (1.05 and 1 / 1.05). Kinds of
+workload drift differently (kind_of: scenario and threads): on the Zen 5
+VM's quiet default runs the grid's margins at 1 thread moved by 2.3-2.6%,
+a seed-000 roundtrip's at 1 thread by 9.3-10.9%. Each kind with
+MIN_KIND_PAIRS pairs over MIN_KIND_WORKLOADS workloads has its own floor,
+which its classes are judged against; a kind with less gets the larger of
+its own and the run's (all pairs together), so only a well-measured kind is
+judged below the run's floor. The same four default runs (two campaigns,
+docs/answer.md) read 2.9-3.9% over all pairs without injection and
+4.6-8.4% under the injected neighbour (3.4-4.0% and 4.8-7.9% with each
+benchmark's halves set apart; 3.7-4.2% and 4.0-4.9% for one benchmark's
+change taken alone, the oldest form, but a margin is two benchmarks'
+noise). A margin's change between two runs of one binary is larger still
+on this VM (95th percentile 3.1-5.8% without injection, over 875 pairs of
+a slice: openssl and ipsec-mb at 64 B and 1 KiB differ by 2-13% between
+two processes; openssl's with the process's memory layout), which no floor
+measured inside one process can see.
 compare sets each benchmark against itself in another run and takes out a
 shift the whole run shares, up to MAX_SHIFT (compare.py): its floor ("run")
 takes each benchmark's change against the run's median change the same way.
@@ -55,6 +58,12 @@ QUANTILE = 95
 MIN_REPETITIONS = 4  # two per half at least
 MIN_FOR_SHIFT = 10   # benchmarks for a run's median change to mean anything
 MIN_PAIRS = 10       # pairs for a 95th percentile of margins (fewer: each benchmark's own)
+# A kind of workload is judged against its own floor, even one below the
+# run's, only with this many pairs over this many workloads; a kind with
+# less gets the larger of its own and the run's (a 95th percentile of a few
+# pairs sharing their benchmarks is itself mostly noise).
+MIN_KIND_PAIRS = 40
+MIN_KIND_WORKLOADS = 5
 MAX_SHIFT = 0.03     # the largest shift taken out as drift (compare.DRIFT)
 
 
@@ -67,11 +76,10 @@ class NoiseFloor:
     back_to_back: bool = False  # measured on back-to-back repetitions only (nothing interleaved)
     within: str = ""    # "margins" or "run" (module docstring); "" each benchmark alone
     shift: float = 0.0  # the run's median change between its halves (late / early - 1)
-    # within="margins": kind (kind_of) -> the floor of that kind's pairs, for
-    # each kind with MIN_PAIRS pairs or more; a class of another kind is
-    # judged against the whole run's (value).
+    # within="margins": kind (kind_of) -> the floor its classes are judged
+    # against (MIN_KIND_PAIRS); a kind without pairs is judged against value.
     kinds: dict = field(default_factory=dict)
-    pooled: list = field(default_factory=list)  # kinds with fewer pairs, judged against value
+    pooled: list = field(default_factory=list)  # kinds with too few: no lower than value
 
     @property
     def measured(self):
@@ -90,17 +98,19 @@ class NoiseFloor:
                     f"{self.cells} benchmarks' repetitions differ by less in {QUANTILE}% of them; "
                     "the repetitions ran back to back, so drift over minutes is not in it; "
                     "smaller margins count as ties")
-        if self.within == "margins" and self.kinds and (len(self.kinds) > 1 or self.pooled):
+        if self.within == "margins" and len(self.kinds) > 1:
             each = ", ".join(f"{100 * f.value:.1f}% ({kind_text(k)})"
+                             + ("*" if k in self.pooled else "")
                              for k, f in sorted(self.kinds.items()))
             cells = sorted(f.cells for f in self.kinds.values())
+            count = f"{cells[0]}" if cells[0] == cells[-1] else f"{cells[0]}-{cells[-1]}"
             text = (f"noise floor {each}: the margin between two backends of a workload moved "
                     f"by less between the early and late halves of the run in {QUANTILE}% of "
-                    f"the pairs of its kind ({cells[0]}-{cells[-1]} pairs, an A/A comparison "
-                    "inside the run)")
+                    f"the pairs of its kind ({count} pairs, an A/A comparison inside the run)")
             if self.pooled:
-                text += (f"; {', '.join(kind_text(k) for k in self.pooled)} (too few pairs): "
-                         f"{100 * self.value:.1f}%, all {self.cells} pairs of the run")
+                text += (f"; * fewer than {MIN_KIND_WORKLOADS} workloads or {MIN_KIND_PAIRS} "
+                         f"pairs of its own: no lower than the run's {100 * self.value:.1f}% "
+                         f"over all {self.cells} pairs")
         elif self.within == "margins":
             text = (f"noise floor {100 * self.value:.1f}%: the margin between two backends of a "
                     f"workload moved by less between the early and late halves of the run in "
@@ -136,21 +146,27 @@ def _late_over_early(run, benchmarks):
 def kind_of(b):
     """The kind of workload a benchmark's margins are judged as: its scenario
     and thread count. Their margins drift apart by different amounts (the
-    Zen 5 VM's quiet default runs: the grid at 1 thread 2.2-2.7%, a seed-000
-    roundtrip, which schedules a key and allocates per message, 8.0-10.7%),
-    and one floor for all would hold the grid to the roundtrips' noise."""
+    Zen 5 VM's quiet default runs: the grid at 1 thread 2.3-2.6%, a seed-000
+    roundtrip at 1 thread 9.3-10.9%, at 2 threads 2.9-5.2%), and one floor
+    for all would hold the grid to the roundtrips' noise."""
     return (b.scenario, b.threads)
 
 
 def kind_text(kind):
     scenario, threads = kind
-    return f"{scenario}, {threads} thread{'s' if threads > 1 else ''}"
+    return f"{scenario} at {threads} thread{'s' if threads > 1 else ''}"
+
+
+def _apart(ratio):
+    """How far a ratio is from 1 either way (1.05 and 1 / 1.05 alike)."""
+    return max(ratio, 1 / ratio) - 1
 
 
 def _paired_change(run, x, y):
-    """|late / early - 1| of the margin x over y as the answer measures it,
-    the median of their per-round ratios, each half its own (None when the
-    two were not measured side by side in rounds)."""
+    """How far the margin x over y moved between the run's halves, as the
+    answer measures a margin: the median of their per-round ratios, each
+    half its own (None when the two were not measured side by side in
+    rounds)."""
     if run.context.get("design") != "rounds":
         return None
     xs, ys = scenarios.of(x).figures(x), scenarios.of(y).figures(y)
@@ -160,19 +176,19 @@ def _paired_change(run, x, y):
     if len(ratios) < MIN_REPETITIONS:
         return None
     half = len(ratios) // 2
-    return abs(stats.median(ratios[-half:]) / stats.median(ratios[:half]) - 1)
+    return _apart(stats.median(ratios[-half:]) / stats.median(ratios[:half]))
 
 
 def margin_changes(run, ratios):
-    """kind -> per pair of backends of a workload class of that kind: the
-    change of their margin between the run's halves (paired per round where
-    the design pairs them, else the ratio of each one's late / early
-    `ratios`)."""
+    """kind -> [(workload, change)], per pair of backends of a workload
+    class of that kind: how far their margin moved between the run's halves
+    (paired per round where the design pairs them, else the ratio of each
+    one's late / early `ratios`)."""
     classes = {}
     for name in ratios:
         classes.setdefault(sampled.workload_of(name), []).append(run.benchmarks[name])
     out = {}
-    for members in classes.values():
+    for workload, members in classes.items():
         for x, y in itertools.combinations(members, 2):
             # Two backends from separate merged runs share no rounds: their
             # margin's drift is not one a floor inside a run measures.
@@ -181,8 +197,8 @@ def margin_changes(run, ratios):
                 continue
             change = _paired_change(run, x, y)
             if change is None:
-                change = abs(ratios[x.name] / ratios[y.name] - 1)
-            out.setdefault(kind_of(x), []).append(change)
+                change = _apart(ratios[x.name] / ratios[y.name])
+            out.setdefault(kind_of(x), []).append((workload, change))
     return out
 
 
@@ -210,7 +226,7 @@ def _changes(run, benchmarks, within):
     median = stats.median(list(ratios.values())) - 1 if ratios else 0.0
     if within == "margins":
         kinds = margin_changes(run, ratios)
-        pairs = [c for changes in kinds.values() for c in changes]
+        pairs = [c for items in kinds.values() for _, c in items]
         if len(pairs) >= MIN_PAIRS:
             return pairs, within, median, kinds
     shift = drift(list(ratios.values())) if within == "run" else None
@@ -236,19 +252,33 @@ def noise_floor(run, within=""):
         only_back_to_back = bool(changes)
     if not changes:
         return NoiseFloor(math.nan, 0, run.repetitions)
-    return NoiseFloor(stats.percentile(changes, QUANTILE), len(changes), run.repetitions,
-                      left_out, only_back_to_back, measured_as, shift,
-                      {kind: NoiseFloor(stats.percentile(c, QUANTILE), len(c), run.repetitions,
-                                        left_out, False, measured_as, shift)
-                       for kind, c in kinds.items() if len(c) >= MIN_PAIRS},
-                      sorted(kind for kind, c in kinds.items() if len(c) < MIN_PAIRS))
+    floor = NoiseFloor(stats.percentile(changes, QUANTILE), len(changes), run.repetitions,
+                       left_out, only_back_to_back, measured_as, shift)
+    for kind, items in sorted(kinds.items()):
+        own = stats.percentile([c for _, c in items], QUANTILE)
+        if len(items) < MIN_KIND_PAIRS or len({w for w, _ in items}) < MIN_KIND_WORKLOADS:
+            own = max(own, floor.value)
+            floor.pooled.append(kind)
+        floor.kinds[kind] = NoiseFloor(own, len(items), run.repetitions, left_out, False,
+                                       measured_as, shift)
+    return floor
 
 
 def combined(*floors):
-    """The floor for comparing runs: the larger of theirs (NaN if one is unknown)."""
-    values = [f.value for f in floors]
-    value = math.nan if any(math.isnan(v) for v in values) else max(values)
-    return NoiseFloor(value, min(f.cells for f in floors), min(f.repetitions for f in floors),
-                      sorted({b for f in floors for b in f.left_out}),
-                      any(f.back_to_back for f in floors),
-                      floors[0].within if len({f.within for f in floors}) == 1 else "")
+    """The floor for comparing runs: the larger of theirs (NaN if one is
+    unknown), kind by kind too."""
+    def larger(fs):
+        values = [f.value for f in fs]
+        return math.nan if any(math.isnan(v) for v in values) else max(values)
+
+    out = NoiseFloor(larger(floors), min(f.cells for f in floors),
+                     min(f.repetitions for f in floors),
+                     sorted({b for f in floors for b in f.left_out}),
+                     any(f.back_to_back for f in floors),
+                     floors[0].within if len({f.within for f in floors}) == 1 else "")
+    for kind in sorted({k for f in floors for k in f.kinds}):
+        of = [f.of(kind) for f in floors]
+        out.kinds[kind] = NoiseFloor(larger(of), min(f.cells for f in of), out.repetitions,
+                                     out.left_out, False, out.within)
+    out.pooled = sorted({k for f in floors for k in f.pooled})
+    return out
