@@ -370,27 +370,17 @@ class MarginFloorTest(unittest.TestCase):
 
     @staticmethod
     def run_with(drift_all, drift_one, rounds=20, backends="abcd", sizes=(16384,)):
-        doc = {"context": {"design": "rounds", "num_cpus": 2}, "benchmarks": []}
+        series = {}
         for backend, size in ((b, z) for b in backends for z in sizes):
             name = (f"grid/backend:{backend}/cipher:aes-128-cbc/op:encrypt/size:{size}/codec:none/"
                     "pool:on/key:cached/real_time/threads:1")
+            series[name] = {}
             for k in range(rounds):
                 late = k >= rounds // 2
                 slow = (1 + drift_all if late else 1) * (1 + drift_one if late and backend == "a"
                                                          else 1)
-                ns = 10000 * slow * (1 + 0.001 * (k % 3))
-                doc["benchmarks"].append({
-                    "name": name, "run_name": name, "run_type": "iteration",
-                    "repetitions": rounds, "repetition_index": k, "threads": 1,
-                    "iterations": 100, "real_time": ns, "time_unit": "ns",
-                    "bytes_per_second": size / ns * 1e9})
-        folder = tempfile.mkdtemp()
-        path = os.path.join(folder, "run.json")
-        with open(path, "w") as f:
-            json.dump(doc, f)
-        run = gbench.load_run(path)
-        shutil.rmtree(folder)
-        return run
+                series[name][k] = 10000 * slow * (1 + 0.001 * (k % 3))
+        return MarginFloorTest.run_of(series, rounds)
 
     def test_a_shift_the_class_shares_is_taken_out(self):
         run = self.run_with(0.05, 0, backends="abcde")
@@ -449,18 +439,27 @@ class MarginFloorTest(unittest.TestCase):
         shutil.rmtree(folder)
         return run
 
-    def test_the_margin_is_paired_round_by_round_as_the_answer_pairs_it(self):
-        # Each round slows both backends alike, by up to 60%; b lacks the
-        # late half's slowest rounds (contended for it alone). Their margin
-        # is 2.00 in every round both have: no change. Set apart, each
-        # one's halves would differ (b's late half is its fast rounds).
+    @staticmethod
+    def shared_rounds(step=0.0):
+        """Two backends, a and b (twice as slow), at 11 sizes: each round
+        slows both alike, by up to 60%; b lacks the late half's slowest
+        rounds (contended for it alone) and is `step` slower in that half."""
         series = {}
         for size in (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384):
             for backend, base in (("a", 1000), ("b", 2000)):
                 name = (f"grid/backend:{backend}/cipher:aes-128-cbc/op:encrypt/size:{size}/"
                         "codec:none/pool:on/key:cached/real_time/threads:1")
-                series[name] = {k: base * (1 + 0.6 * ((k * 7) % 10) / 10) for k in range(20)
-                                if backend == "a" or k < 10 or (k * 7) % 10 < 5}
+                series[name] = {
+                    k: base * (1 + step if backend == "b" and k >= 10 else 1)
+                    * (1 + 0.6 * ((k * 7) % 10) / 10) for k in range(20)
+                    if backend == "a" or k < 10 or (k * 7) % 10 < 5}
+        return series
+
+    def test_the_margin_is_paired_round_by_round_as_the_answer_pairs_it(self):
+        # Their margin is 2.00 in every round both have: no change. Set
+        # apart, each one's halves would differ (b's late half is its fast
+        # rounds).
+        series = self.shared_rounds()
         floor = noise.noise_floor(self.run_of(series), within="margins")
         self.assertEqual((floor.within, floor.cells), ("margins", 11))
         self.assertLess(floor.value, 1e-9)
@@ -472,17 +471,8 @@ class MarginFloorTest(unittest.TestCase):
         self.assertGreater(min(apart), 0.05)
 
     def test_a_margin_that_steps_moves_the_floor_by_its_step(self):
-        # The same, but the pair's margin steps from 2.00 to 2.10 at round 10
-        # (b slower by 5% in the late half), rounds missing for b as above.
-        series = {}
-        for size in (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384):
-            for backend, base in (("a", 1000), ("b", 2000)):
-                name = (f"grid/backend:{backend}/cipher:aes-128-cbc/op:encrypt/size:{size}/"
-                        "codec:none/pool:on/key:cached/real_time/threads:1")
-                series[name] = {
-                    k: base * (1.05 if backend == "b" and k >= 10 else 1)
-                    * (1 + 0.6 * ((k * 7) % 10) / 10) for k in range(20)
-                    if backend == "a" or k < 10 or (k * 7) % 10 < 5}
+        # The margin steps from 2.00 to 2.10 at round 10 (b 5% slower).
+        series = self.shared_rounds(0.05)
         floor = noise.noise_floor(self.run_of(series), within="margins")
         self.assertAlmostEqual(floor.value, 0.05, delta=1e-9)
         # Which of the two is named first does not matter.
