@@ -12,10 +12,8 @@ fixed throughput-bound AES probe. Here:
   probes on both sides of it are: it is never classified by the measured
   code's own time, which would bias the figure toward the fast samples.
 - A repetition's figure is, per thread, the rate of its quiet samples at
-  most QUIET_BAND slower than the BAND_ANCHOR percentile of them, one
-  operation's time more allowed (a sample of 13 operations that ran one
-  more is not delayed), as one rate (their time over their iterations;
-  rates summed over threads), scaled onto the JSON's
+  most QUIET_BAND slower than the BAND_ANCHOR percentile of them (their time
+  over their iterations; rates summed over threads), scaled onto the JSON's
   counters: every rate is multiplied and every time divided by (quiet rate /
   the loop's mean rate), so each figure keeps its JSON meaning and unit.
   Delays only add (Chen & Revels 2016): a neighbour too faint for the probes
@@ -226,11 +224,7 @@ def _loop_figures(loop, limit, sampling, target_ns):
         sampling.contended_ns += float(ns[contended].sum())
     level = None
     if quiet.sum() >= MIN_SAMPLES:
-        # A sample may hold one operation more than its iterations' worth
-        # (work uneven at the scale of a sample: a 16 KiB operation is 5-8%
-        # of a 0.25 ms sample), which is no delay.
-        anchor = np.percentile(per[quiet], BAND_ANCHOR)
-        band = quiet & (per <= anchor * (1 + 1 / iterations) * (1 + QUIET_BAND))
+        band = quiet & (per <= np.percentile(per[quiet], BAND_ANCHOR) * (1 + QUIET_BAND))
         level = float(ns[band].sum() / iterations[band].sum())
     return (float(ns.sum() / iterations.sum()), level,
             float(np.median(per[contended])) if contended.sum() >= MIN_SAMPLES else None)
