@@ -504,9 +504,33 @@ class MarginFloorTest(unittest.TestCase):
                     for r in answer.classify(run, floor)}
         self.assertEqual(verdicts["grid"], ("a", "b", "decided"))
         self.assertEqual(verdicts["seed000"], ("a", "b", "noise"))
-        # compare --backend-pair judges a margin against its kind's floor too.
+        # Two runs compared (compare --backend-pair) keep each kind's floor.
         combined = noise.combined(floor, floor)
-        self.assertEqual(combined.of(("seed000", 1)).value, floor.of(("seed000", 1)).value)
+        self.assertAlmostEqual(combined.of(("grid", 1)).value, 0.01, delta=0.002)
+        self.assertAlmostEqual(combined.of(("seed000", 1)).value, 0.08, delta=0.005)
+        # A kind with little of its own in one run (the roundtrips here, 8%)
+        # stays no lower than the two runs' floor (the other's, 12%), even
+        # where the other run measured it well and low (1%).
+        other = noise.noise_floor(self.kinds_run([(self.GRID, "abcde", sizes, 0.12),
+                                                  (self.ROUNDTRIP, "abcde", sizes, 0.01)]),
+                                  within="margins")
+        self.assertAlmostEqual(other.of(("seed000", 1)).value, 0.01, delta=0.002)
+        both = noise.combined(floor, other)
+        self.assertAlmostEqual(both.value, 0.12, delta=0.005)
+        self.assertEqual(both.of(("seed000", 1)).value, both.value)
+        self.assertAlmostEqual(both.of(("grid", 1)).value, 0.12, delta=0.005)
+        # A run without a margins floor: one floor for every kind.
+        self.assertEqual(noise.combined(floor, noise.noise_floor(run)).kinds, {})
+
+    def test_compare_judges_a_backend_pair_by_its_kinds_floor(self):
+        # b is 4% slower than a in both kinds: beyond the grid's 1% floor,
+        # within the roundtrips' 8%.
+        sizes = (64, 256, 1024, 4096, 16384)
+        run = self.kinds_run([(self.GRID, "abcde", sizes, 0.01),
+                              (self.ROUNDTRIP, "abc", sizes, 0.08)])
+        rows, _, _, _ = compare.compare(run, run, metrics=["time_ns"], backend_pair=("a", "b"))
+        verdicts = {(r.name.split("/")[0], r.verdict) for r in rows}
+        self.assertEqual(verdicts, {("grid", "worse"), ("seed000", "within noise")})
 
     def test_a_kind_with_little_of_its_own_is_never_below_the_run(self):
         # One roundtrip workload of three steady backends: its own floor is

@@ -69,7 +69,10 @@ def _verdict(row, alpha, testable, floor):
         return "same"
     if not (row.ci_low > 0 or row.ci_high < 0):  # the interval reaches no change
         return "same"
-    if floor.measured and abs(row.change) <= floor.value:
+    # A margins floor (--backend-pair) counts a change either way alike.
+    size = (noise.apart(1 + row.change) if floor.within == "margins" and row.change > -1
+            else abs(row.change))
+    if floor.measured and size <= floor.value:
         return "within noise"
     return "better" if (row.change > 0) == HIGHER_IS_BETTER[row.metric] else "worse"
 

@@ -420,6 +420,8 @@ def floor_text(h):
         return "not measured"
     if len(h.floor.kinds) > 1:
         return ", ".join(f"{100 * f.value:.1f}% ({noise.kind_text(k)})"
+                         + (" (no lower than the host's over all pairs)"
+                            if k in h.floor.pooled else "")
                          for k, f in sorted(h.floor.kinds.items()))
     return f"{100 * h.floor.value:.1f}%"
 

@@ -29,14 +29,14 @@ of the pair's per-round ratios (the margin the answer would report from
 that half): a drift that moves both alike cancels, as it does in the margin
 itself; a change counts either way alike (1.05 and 1 / 1.05). Kinds of
 workload drift differently (kind_of: scenario and threads): on the Zen 5
-VM's quiet default runs the grid's margins at 1 thread moved by 2.3-2.6%,
-a seed-000 roundtrip's at 1 thread by 9.3-10.9%. Each kind with
+VM's quiet default runs the grid's margins at 1 thread moved by 2.2-2.7%,
+a seed-000 roundtrip's at 1 thread by 8.7-11.7%. Each kind with
 MIN_KIND_PAIRS pairs over MIN_KIND_WORKLOADS workloads has its own floor,
 which its classes are judged against; a kind with less gets the larger of
 its own and the run's (all pairs together), so only a well-measured kind is
 judged below the run's floor. The same four default runs (two campaigns,
 docs/answer.md) read 2.9-3.9% over all pairs without injection and
-4.6-8.4% under the injected neighbour (3.4-4.0% and 4.8-7.9% with each
+4.4-8.5% under the injected neighbour (3.4-4.0% and 4.8-7.9% with each
 benchmark's halves set apart; 3.7-4.2% and 4.0-4.9% for one benchmark's
 change taken alone, the oldest form, but a margin is two benchmarks'
 noise). A margin's change between two runs of one binary is larger still
@@ -106,7 +106,8 @@ class NoiseFloor:
             count = f"{cells[0]}" if cells[0] == cells[-1] else f"{cells[0]}-{cells[-1]}"
             text = (f"noise floor {each}: the margin between two backends of a workload moved "
                     f"by less between the early and late halves of the run in {QUANTILE}% of "
-                    f"the pairs of its kind ({count} pairs, an A/A comparison inside the run)")
+                    f"the pairs of its kind ({count} pair{'' if count == '1' else 's'}, an A/A "
+                    "comparison inside the run)")
             if self.pooled:
                 text += (f"; * fewer than {MIN_KIND_WORKLOADS} workloads or {MIN_KIND_PAIRS} "
                          f"pairs of its own: no lower than the run's {100 * self.value:.1f}% "
@@ -146,8 +147,8 @@ def _late_over_early(run, benchmarks):
 def kind_of(b):
     """The kind of workload a benchmark's margins are judged as: its scenario
     and thread count. Their margins drift apart by different amounts (the
-    Zen 5 VM's quiet default runs: the grid at 1 thread 2.3-2.6%, a seed-000
-    roundtrip at 1 thread 9.3-10.9%, at 2 threads 2.9-5.2%), and one floor
+    Zen 5 VM's quiet default runs: the grid at 1 thread 2.2-2.7%, a seed-000
+    roundtrip at 1 thread 8.7-11.7%, at 2 threads 2.9-4.6%), and one floor
     for all would hold the grid to the roundtrips' noise."""
     return (b.scenario, b.threads)
 
@@ -157,7 +158,7 @@ def kind_text(kind):
     return f"{scenario} at {threads} thread{'s' if threads > 1 else ''}"
 
 
-def _apart(ratio):
+def apart(ratio):
     """How far a ratio is from 1 either way (1.05 and 1 / 1.05 alike)."""
     return max(ratio, 1 / ratio) - 1
 
@@ -176,7 +177,7 @@ def _paired_change(run, x, y):
     if len(ratios) < MIN_REPETITIONS:
         return None
     half = len(ratios) // 2
-    return _apart(stats.median(ratios[-half:]) / stats.median(ratios[:half]))
+    return apart(stats.median(ratios[-half:]) / stats.median(ratios[:half]))
 
 
 def margin_changes(run, ratios):
@@ -197,7 +198,7 @@ def margin_changes(run, ratios):
                 continue
             change = _paired_change(run, x, y)
             if change is None:
-                change = _apart(ratios[x.name] / ratios[y.name])
+                change = apart(ratios[x.name] / ratios[y.name])
             out.setdefault(kind_of(x), []).append((workload, change))
     return out
 
@@ -276,9 +277,14 @@ def combined(*floors):
                      sorted({b for f in floors for b in f.left_out}),
                      any(f.back_to_back for f in floors),
                      floors[0].within if len({f.within for f in floors}) == 1 else "")
+    if out.within != "margins":  # one run without a margins floor: one floor for all
+        return out
+    out.pooled = sorted({k for f in floors for k in f.pooled})
     for kind in sorted({k for f in floors for k in f.kinds}):
         of = [f.of(kind) for f in floors]
-        out.kinds[kind] = NoiseFloor(larger(of), min(f.cells for f in of), out.repetitions,
+        value = larger(of)
+        if kind in out.pooled:  # no lower than the runs' floor
+            value = larger([NoiseFloor(value, 0, 0), out])
+        out.kinds[kind] = NoiseFloor(value, min(f.cells for f in of), out.repetitions,
                                      out.left_out, False, out.within)
-    out.pooled = sorted({k for f in floors for k in f.pooled})
     return out
