@@ -79,8 +79,7 @@ def findings(run, results):
                 quiet_winner = dict(scores)[r.winner]
                 lead = (scores[0][1] / quiet_winner if r.scenario.higher_is_better
                         else quiet_winner / scores[0][1])
-                floor = r.floor.value if r.floor is not None else math.nan
-                if not math.isnan(floor) and lead - 1 <= floor:
+                if r.floor.measured and lead - 1 <= r.floor.value:
                     continue  # within the noise: not a change
                 out.changes.append(Change(r, scores[0][0], lead))
     return out

@@ -206,7 +206,8 @@ def margin_changes(run, ratios):
 def split_half_changes(run, benchmarks=None, within=""):
     """|late / early - 1| per benchmark (within="run": against the run's
     median late / early, when that shift is drift) or, within="margins", per
-    pair of backends of a workload class: |the margin's late / early - 1|."""
+    pair of backends of a workload class: how far the margin moved either
+    way (margin_changes)."""
     return _changes(run, benchmarks, within)[0]
 
 
@@ -268,11 +269,10 @@ def noise_floor(run, within=""):
 def combined(*floors):
     """The floor for comparing runs: the larger of theirs (NaN if one is
     unknown), kind by kind too."""
-    def larger(fs):
-        values = [f.value for f in fs]
+    def larger(values):
         return math.nan if any(math.isnan(v) for v in values) else max(values)
 
-    out = NoiseFloor(larger(floors), min(f.cells for f in floors),
+    out = NoiseFloor(larger([f.value for f in floors]), min(f.cells for f in floors),
                      min(f.repetitions for f in floors),
                      sorted({b for f in floors for b in f.left_out}),
                      any(f.back_to_back for f in floors),
@@ -282,9 +282,8 @@ def combined(*floors):
     out.pooled = sorted({k for f in floors for k in f.pooled})
     for kind in sorted({k for f in floors for k in f.kinds}):
         of = [f.of(kind) for f in floors]
-        value = larger(of)
-        if kind in out.pooled:  # no lower than the runs' floor
-            value = larger([NoiseFloor(value, 0, 0), out])
-        out.kinds[kind] = NoiseFloor(value, min(f.cells for f in of), out.repetitions,
+        # A kind with too few pairs in either run stays no lower than the runs' floor.
+        values = [f.value for f in of] + ([out.value] if kind in out.pooled else [])
+        out.kinds[kind] = NoiseFloor(larger(values), min(f.cells for f in of), out.repetitions,
                                      out.left_out, False, out.within)
     return out
