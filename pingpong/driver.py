@@ -612,15 +612,6 @@ def write_json_atomically(path, doc):
         raise
 
 
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            m = re.search(r"^model name\s*:\s*(.+)$", f.read(), re.M)
-        return m.group(1).strip() if m else platform.processor()
-    except OSError:
-        return platform.processor()
-
-
 def git_commit(source_dir):
     try:
         out = subprocess.run(["git", "-C", source_dir, "describe", "--always", "--dirty",
@@ -651,7 +642,7 @@ def make_context(args, peers, registry, cells, results, skipped, interop_lines, 
         "host_name": socket.gethostname(),
         "executable": "tools/run-pingpong",
         "num_cpus": os.cpu_count() or 1,
-        "cpu_model": cpu_model(),
+        "cpu_model": toolchains.cpu_model(),
         "kernel": platform.release(),
         "cryptobench_suite": "pingpong",
         "git_commit": git_commit(SOURCE_DIR),

@@ -15,6 +15,11 @@ can import it; pingpong/CMakeLists.txt and pingpong/driver.py use it).
   Runs: cpu_mask_check() refuses while CRYPTOBENCH_CPU_MASK is set (the JVM
         and Go cannot be made to hide CPU features as cryptobench hides them
         from its backends); builds do not check it.
+  Machine: cpu_model() is the CPU's name as cryptobench's C++ binary reads
+        it (the CPUID brand string), for the peers' and the ping-pong's
+        contexts: a VM restored or moved to another host keeps the kernel's
+        "model name" of the host it booted on, and the results tools would
+        then take one machine's runs for two machines'.
 
 A toolchain that is not there raises Missing with a one-line reason naming
 the Debian package. As a program:
@@ -25,7 +30,10 @@ the Debian package. As a program:
       _JAVA_WHY (the reason), CRYPTOBENCH_PEER_GO_ENV (the offline build
       environment, `cmake -E env` arguments, caches in GO_CACHE_DIR).
 """
+import ctypes
+import mmap
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -40,6 +48,57 @@ DEBIAN_JDKS = ("/usr/lib/jvm/java-17-openjdk-amd64", "/usr/lib/jvm/java-17-openj
 DEBIAN_GO = "/usr/lib/go/bin/go"
 CPU_MASK_REASON = ("CRYPTOBENCH_CPU_MASK is set: the peers cannot hide CPU features from the JVM "
                    "or Go as cryptobench hides them from its backends")
+
+
+# cpuid(leaf, out): push rbx; mov eax, edi; xor ecx, ecx; cpuid;
+# mov [rsi], eax; mov [rsi+4], ebx; mov [rsi+8], ecx; mov [rsi+12], edx; pop rbx; ret
+_CPUID_CODE = bytes.fromhex("53 89f8 31c9 0fa2 8906 895e04 894e08 89560c 5b c3")
+
+
+def _cpuid_brand():
+    """The CPUID brand string (leaves 0x80000002-4), or None where it
+    cannot be read (not x86-64, no executable memory)."""
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return None
+    try:
+        page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    except (OSError, ValueError):
+        return None
+    try:
+        page.write(_CPUID_CODE)
+        address = ctypes.addressof(ctypes.c_char.from_buffer(page))
+        cpuid = ctypes.CFUNCTYPE(None, ctypes.c_uint32, ctypes.c_void_p)(address)
+        regs = (ctypes.c_uint32 * 4)()
+        cpuid(0x80000000, regs)
+        if regs[0] < 0x80000004:
+            return None
+        text = b""
+        for leaf in (0x80000002, 0x80000003, 0x80000004):
+            cpuid(leaf, regs)
+            text += bytes(regs)
+        del cpuid
+        return text.split(b"\0", 1)[0].decode("ascii", "replace").strip() or None
+    finally:
+        try:
+            page.close()
+        except BufferError:  # a ctypes view still holds it; the process ends soon
+            pass
+
+
+def cpu_model():
+    """The CPU's name as the C++ binary's context gives it (CPUID), else
+    /proc/cpuinfo's "model name", else platform.processor()."""
+    brand = _cpuid_brand()
+    if brand:
+        return brand
+    try:
+        with open("/proc/cpuinfo") as f:
+            m = re.search(r"^model name\s*:\s*(.+)$", f.read(), re.M)
+        if m:
+            return m.group(1).strip()
+    except OSError:
+        pass
+    return platform.processor() or "?"
 
 
 class Missing(Exception):

@@ -13,7 +13,9 @@ import java.util.Set;
 /**
  * The machine, read as cryptobench's C++ binary reads it (host name, CPU model, vendor and the
  * CPU flags in its vocabulary), so the results tools can tell that the runs come from one
- * machine.
+ * machine. The CPU model comes from the property cryptobench.cpu_model when it is set (tools/run-peers
+ * sets it to the CPUID brand string the C++ binary records; the kernel's "model name" is the one of
+ * the host a VM booted on, which a VM restored or moved elsewhere keeps).
  */
 record Machine(String hostName, String model, String vendor, String flags, int cpus) {
   /** cryptobench's cpu_flags names, in its order (kernels/cpu_features.cc); Linux's too. */
@@ -58,6 +60,10 @@ record Machine(String hostName, String model, String vendor, String flags, int c
       if (have.contains(name)) {
         flags.add(name);
       }
+    }
+    String given = System.getProperty("cryptobench.cpu_model", "").strip();
+    if (!given.isEmpty()) {
+      model = given;
     }
     return new Machine(host, model, vendor, String.join(" ", flags), processors);
   }
