@@ -70,6 +70,10 @@ constexpr const char* kUsage =
     "                    in which a workload's backends run side by side, in a new\n"
     "                    random order; --design=interleaved: Google Benchmark's\n"
     "                    random interleaving of repetitions instead\n"
+    "  --round-part=K/N  run only the K-th of N equal parts of the rounds (their\n"
+    "                    numbers as in the whole run), so that a run's rounds can\n"
+    "                    span N processes, each with its own memory layout;\n"
+    "                    tools/run-benchmarks runs the parts and joins their JSON\n"
     "  --samples_out=FILE  each timed loop's 0.25 ms samples and contention probes,\n"
     "                    from which cryptobench-results forms every figure (put it\n"
     "                    beside --benchmark_out: the JSON names it)\n"
@@ -179,6 +183,16 @@ Options parse_options(int argc, char** argv) {
       }
       o.design = value;
       o.design_given = true;
+    } else if (take_value(argc, argv, i, "--round-part", &value)) {
+      char slash = 0;
+      int used = 0;
+      if (std::sscanf(value.c_str(), "%3d%c%3d%n", &o.round_part, &slash, &o.round_parts, &used) !=
+              3 ||
+          slash != '/' || static_cast<std::size_t>(used) != value.size() || o.round_part < 1 ||
+          o.round_part > o.round_parts || !std::isdigit(static_cast<unsigned char>(value[0])) ||
+          !std::isdigit(static_cast<unsigned char>(value[value.find('/') + 1]))) {
+        usage_error("--round-part takes K/N (part K of N, 1 <= K <= N), not '" + value + "'");
+      }
     } else if (take_value(argc, argv, i, "--samples_out", &value)) {
       if (const std::string problem = output_target_problem(value); !problem.empty()) {
         usage_error("--samples_out: " + problem);
@@ -333,6 +347,24 @@ BenchmarkFlags::BenchmarkFlags(std::vector<std::string> args, const Suite& suite
     args_.push_back("--benchmark_repetitions=1");
   } else if (repetitions_ > 1 && !interleaving_given) {
     args_.push_back("--benchmark_enable_random_interleaving=true");
+  }
+  if (options.round_parts > 0) {
+    if (rounds_ == 0) {
+      usage_error(
+          "--round-part needs the rounds design with several repetitions "
+          "(--benchmark_repetitions=N, N > 1)");
+    }
+    if (options.round_parts > rounds_) {
+      usage_error("--round-part=" + std::to_string(options.round_part) + "/" +
+                  std::to_string(options.round_parts) + ": more parts than the " +
+                  std::to_string(rounds_) + " rounds");
+    }
+    // Part K of N: rounds (K-1)R/N + 1 to KR/N (parts differ by one round at most).
+    first_round_ = (options.round_part - 1) * rounds_ / options.round_parts + 1;
+    last_round_ = options.round_part * rounds_ / options.round_parts;
+  } else if (rounds_ > 0) {
+    first_round_ = 1;
+    last_round_ = rounds_;
   }
   interleaved_ =
       rounds_ == 0 && repetitions_ > 1 && truthy(value("--benchmark_enable_random_interleaving"));

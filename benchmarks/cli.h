@@ -34,6 +34,11 @@ struct Options {
   std::string design = "rounds";
   bool design_given = false;
   std::string samples_out;  // the per-sample record (samples.h); "" for none
+  // --round-part=K/N: this process runs the K-th of N equal parts of the
+  // rounds (0/0: all), so that a run's rounds can span several processes,
+  // each with its own memory layout (tools/run-benchmarks joins them).
+  int round_part = 0;
+  int round_parts = 0;
   // --inject-noise=SEED: the noisy neighbour (samples.h), for tests.
   bool inject_noise = false;
   std::uint64_t noise_seed = 0;
@@ -67,6 +72,10 @@ class BenchmarkFlags {
   // rounds: the paired design's rounds (the repetitions asked for), 0 when
   // the design is not in use; Google Benchmark then runs one repetition each.
   int rounds() const { return rounds_; }
+  // first_round, last_round: the rounds this process runs (1-based, both
+  // included): all of them, or its part of them (--round-part).
+  int first_round() const { return first_round_; }
+  int last_round() const { return last_round_; }
   double min_time() const;  // seconds per repetition
   // user_context: the --benchmark_context (or BENCHMARK_CONTEXT) pairs, in order.
   const std::vector<std::pair<std::string, std::string>>& user_context() const {
@@ -101,6 +110,7 @@ class BenchmarkFlags {
   int repetitions_ = 1;
   bool interleaved_ = false;
   int rounds_ = 0;
+  int first_round_ = 0, last_round_ = 0;
   std::vector<std::pair<std::string, std::string>> user_context_;
 };
 

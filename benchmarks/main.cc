@@ -233,7 +233,9 @@ int run(int argc, char** argv) {
   }
   // A listing names each benchmark once.
   const std::size_t instances =
-      register_benchmarks(plan, flags.list_only() ? 0 : flags.rounds(), flags.min_time());
+      flags.list_only()
+          ? register_benchmarks(plan, 0, 0, flags.min_time())
+          : register_benchmarks(plan, flags.first_round(), flags.last_round(), flags.min_time());
   if (!flags.list_only()) {
     if (!o.samples_out.empty()) {
       char id[32];
@@ -257,6 +259,10 @@ int run(int argc, char** argv) {
   }
   benchmark::AddCustomContext("design", flags.rounds() > 0 ? "rounds" : "repetitions");
   if (flags.rounds() > 0) benchmark::AddCustomContext("rounds", std::to_string(flags.rounds()));
+  if (o.round_parts > 0) {
+    benchmark::AddCustomContext("round_part",
+                                std::to_string(o.round_part) + "/" + std::to_string(o.round_parts));
+  }
 
   ProgressReporter reporter(flags.display_reporter(),
                             {.benchmarks = instances,

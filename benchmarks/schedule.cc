@@ -35,8 +35,9 @@ void add_slower_twins(std::vector<Planned>& plan, const std::string& backend, in
   }
 }
 
-std::size_t register_benchmarks(const std::vector<Planned>& plan, int rounds, double min_time) {
-  if (rounds <= 0) {
+std::size_t register_benchmarks(const std::vector<Planned>& plan, int first_round, int last_round,
+                                double min_time) {
+  if (first_round <= 0) {
     for (const Planned& p : plan) register_cell(p.cell, p.setup, 0);
     return plan.size();
   }
@@ -65,7 +66,7 @@ std::size_t register_benchmarks(const std::vector<Planned>& plan, int rounds, do
   // backends one after the other in a new random order: every ratio between
   // them compares moments a few hundred milliseconds apart.
   std::mt19937_64 random(std::random_device{}());
-  for (int round = 1; round <= rounds; ++round) {
+  for (int round = first_round; round <= last_round; ++round) {
     std::shuffle(class_order.begin(), class_order.end(), random);
     for (const std::string& key : class_order) {
       std::vector<std::size_t>& members = classes[key];
@@ -77,7 +78,7 @@ std::size_t register_benchmarks(const std::vector<Planned>& plan, int rounds, do
       }
     }
   }
-  return plan.size() * static_cast<std::size_t>(rounds);
+  return plan.size() * static_cast<std::size_t>(last_round - first_round + 1);
 }
 
 }  // namespace cryptobench::bench

@@ -25,8 +25,10 @@ struct Planned {
 void add_slower_twins(std::vector<Planned>& plan, const std::string& backend, int percent,
                       std::deque<CellSetup>& storage);
 
-// register_benchmarks: registers the plan with Google Benchmark, in `rounds`
-// rounds (0: once each), and returns how many benchmark runs that makes.
-std::size_t register_benchmarks(const std::vector<Planned>& plan, int rounds, double min_time);
+// register_benchmarks: registers the plan with Google Benchmark, in rounds
+// first_round to last_round (0: once each), and returns how many benchmark
+// runs that makes.
+std::size_t register_benchmarks(const std::vector<Planned>& plan, int first_round, int last_round,
+                                double min_time);
 
 }  // namespace cryptobench::bench

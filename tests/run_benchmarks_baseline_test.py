@@ -4,12 +4,18 @@
 - A baseline the run cannot have (an unknown name, a hand-written kernel, a
   library left out by --backends, an empty name) is one line and exit 2
   before anything is measured: no run folder.
+- --processes: a count the run's rounds cannot fill is one line and exit 2,
+  before anything is measured.
+- The small real run's 8 rounds run in 8 processes (the default) and are
+  joined: benchmark.json and samples.jsonl are the whole run, no part's file
+  is left, and the answer's header says it.
 - --baseline=gcrypt on a small real run: the answer's heading names it, every
   line gcrypt did not win says where gcrypt stands, none names openssl as the
   baseline, and selection.md and report.html say the same; console.txt and
   bounds.txt come out in their order (a section per scenario; a line per
   cipher, operation and size).
 """
+import json
 import os
 import re
 import shutil
@@ -38,7 +44,12 @@ def main():
     for args, words in ((["--baseline=nope"], "unknown backend 'nope'"),
                         (["--baseline=aesni"], "a hand-written kernel"),
                         (["--baseline=openssl", "--backends=gcrypt,nettle"], "not among --backends"),
-                        (["--baseline="], "needs a backend name")):
+                        (["--baseline="], "needs a backend name"),
+                        (["--processes=9", "--benchmark_repetitions=8"],
+                         "--processes=9 needs 9 rounds or more"),
+                        (["--processes=0"], "--processes takes a number of processes"),
+                        (["--processes=2", "--design=interleaved"],
+                         "--processes=2 needs 2 rounds or more")):
         r = subprocess.run([script, *args], env=env, capture_output=True, text=True, timeout=120)
         check(r.returncode == 2, f"{args}: exit {r.returncode}, expected 2: {r.stderr[-400:]}")
         check(len(r.stderr.splitlines()) == 1, f"{args}: not one line: {r.stderr[-400:]}")
@@ -48,12 +59,20 @@ def main():
     r = subprocess.run([script, "--baseline=gcrypt", "--backends=openssl,gcrypt,nettle",
                         "--benchmark_filter=op:(en|de)crypt/size:(64|1024|16384)/codec:none/"
                         "pool:on/key:cached/real_time/threads:1$",
-                        "--benchmark_repetitions=5", "--benchmark_min_time=0.005"],
+                        "--benchmark_repetitions=8", "--benchmark_min_time=0.005"],
                        env=env, capture_output=True, text=True, timeout=280)
     check(r.returncode == 0, f"the run: exit {r.returncode}: {r.stderr[-1500:]}")
     [run] = os.listdir(work) or [""]
     folder = os.path.join(work, run)
     answer = open(os.path.join(folder, "answer.txt")).read()
+    check(" x 8 rounds in 8 processes (quiet in " in answer, f"no processes said:\n{answer[:600]}")
+    check(not [f for f in os.listdir(folder) if f.startswith("part-")],
+          f"parts left: {os.listdir(folder)}")
+    with open(os.path.join(folder, "benchmark.json")) as f:
+        run_doc = json.load(f)
+    rounds = {re.search(r"/round:([0-9]+)/", b["name"]).group(1) for b in run_doc["benchmarks"]}
+    check((run_doc["context"].get("processes"), rounds) == ("8", {str(r) for r in range(1, 9)}),
+          f"benchmark.json: processes {run_doc['context'].get('processes')}, rounds {rounds}")
     check("gcrypt, the baseline, where it lost" in answer, f"no baseline heading:\n{answer}")
     verdicts = answer.split("where it lost):\n", 1)[-1].split("\n\n", 1)[0]
     lines = [line for line in verdicts.splitlines() if line.startswith("  AES-")]

@@ -90,7 +90,7 @@ def main():
 
     # The record of a plain run, every loop matched to its JSON entry.
     out, samples = run(common, folder, "plain")
-    check_record(out, samples, 6)
+    per_round = len(check_record(out, samples, 6)["benchmarks"]) // 6
 
     # The injected neighbour is seen by the probes, and said by the answer;
     # the slower copy is named, registered and measured in every round.
@@ -113,8 +113,38 @@ def main():
     if "time per operation under contention" not in answer.stdout:
         fail(f"no slowdown under contention:\n{answer.stdout}")
 
+    # A run's rounds over processes: each part runs its own rounds, named as
+    # in the whole run, and cryptobench-results join makes them that run.
+    parts = []
+    for k in (1, 2, 3):
+        out, samples = run(common + ["--benchmark_repetitions=7", f"--round-part={k}/3"], folder,
+                           f"part-{k}")
+        doc = check_record(out, samples, 7)
+        if doc["context"].get("round_part") != f"{k}/3":
+            fail(f"part {k}: context round_part {doc['context'].get('round_part')!r}")
+        rounds = sorted({int(re.search(r"/round:([0-9]+)/", b["name"]).group(1))
+                         for b in doc["benchmarks"]})
+        if rounds != [[1, 2], [3, 4], [5, 6, 7]][k - 1]:
+            fail(f"part {k} of 3 of 7 rounds ran rounds {rounds}")
+        parts.append(out)
+    joined = os.path.join(folder, "joined.json")
+    p = subprocess.run([RESULTS, "join", *parts, "-o", joined], capture_output=True, text=True)
+    if p.returncode != 0:
+        fail(f"join: {p.stderr}")
+    doc = check_record(joined, os.path.join(folder, "joined.samples.jsonl"), 7)
+    if (doc["context"].get("processes"), len(doc["benchmarks"])) != ("3", 7 * per_round):
+        fail(f"joined: {doc['context'].get('processes')} processes, "
+             f"{len(doc['benchmarks'])} benchmarks")
+
     # Bad input: one line, exit 2, nothing written.
     for args, said in (
+            (["--round-part=0/2"], "--round-part takes K/N"),
+            (["--round-part=3/2"], "--round-part takes K/N"),
+            (["--round-part=1/2x"], "--round-part takes K/N"),
+            (["--round-part=1/7"], "more parts than the 6 rounds"),
+            (["--round-part=1/2", "--design=interleaved"], "--round-part needs the rounds design"),
+            (["--round-part=1/2", "--benchmark_repetitions=1"],
+             "--round-part needs the rounds design"),
             (["--design=sideways"], "--design takes 'rounds' or 'interleaved'"),
             (["--design=rounds", "--benchmark_enable_random_interleaving=true"],
              "leave out --benchmark_enable_random_interleaving"),

@@ -378,6 +378,28 @@ class MarginFloorTest(unittest.TestCase):
                       floor.describe())
         self.assertIn("5.0% slower in its late half", floor.describe())
 
+    def test_a_run_over_eight_processes_has_a_whole_runs_floor(self):
+        # Its halves hold half its processes and rounds each: they move
+        # sqrt(2) more than two whole runs do (noise.py), and it says so.
+        # Fewer processes, or peers' back-to-back halves, are not scaled.
+        halves = noise.noise_floor(self.run_with(0.05, 0.04, backends="abcde"), "margins")
+        for processes, scaled in (("8", True), ("12", True), ("4", False), ("1", False)):
+            run = self.run_with(0.05, 0.04, backends="abcde")
+            run.context["processes"] = processes
+            for within in ("margins", "run"):
+                floor, plain = noise.noise_floor(run, within), noise.noise_floor(
+                    self.run_with(0.05, 0.04, backends="abcde"), within)
+                self.assertAlmostEqual(floor.value, plain.value / (math.sqrt(2) if scaled else 1),
+                                       msg=(processes, within))
+                said = floor.describe()
+                self.assertEqual(f"({int(processes) // 2} of its {processes} processes each)" in
+                                 said and "by less than \u221a2 times that" in said, scaled, said)
+            self.assertAlmostEqual(noise.noise_floor(run, "margins").value,
+                                   halves.value / (math.sqrt(2) if scaled else 1))
+        run = self.run_with(0.05, 0.04, backends="abcde")
+        run.context.update({"processes": "8", "repetitions_interleaved": "false"})
+        self.assertEqual(noise.noise_floor(run, "margins").processes, 0)
+
     def test_a_class_of_two_is_its_one_margin(self):
         sizes = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)  # 11 pairs
         run = self.run_with(0.05, 0, backends="ab", sizes=sizes)
@@ -555,3 +577,116 @@ class MarginFloorTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def split_into_parts(path, parts, folder):
+    """The replayed run at `path` cut into `parts` parts by round, as
+    cryptobench --round-part=K/N writes them (each its own record and run
+    id); their JSON paths."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    with open(os.path.join(os.path.dirname(path), doc["context"]["samples_file"]),
+              encoding="utf-8") as f:
+        header, *loops = f.read().splitlines()
+    rounds = int(doc["context"]["rounds"])
+
+    def part_of(name):
+        r = int(name.split("/round:")[1].split("/")[0])
+        return next(k for k in range(1, parts + 1) if r <= k * rounds // parts)
+    out = []
+    for k in range(1, parts + 1):
+        context = dict(doc["context"], round_part=f"{k}/{parts}", samples_run_id=f"part-{k}",
+                       samples_file=f"part-{k}.samples.jsonl",
+                       date=f"2026-12-03T09:0{k}:00+00:00")
+        benchmarks = [b for b in doc["benchmarks"] if part_of(b["name"]) == k]
+        with open(os.path.join(folder, f"part-{k}.samples.jsonl"), "w", encoding="utf-8") as f:
+            f.write("\n".join([json.dumps(dict(json.loads(header), run_id=f"part-{k}"))] +
+                              [x for x in loops if part_of(json.loads(x)["name"]) == k]) + "\n")
+        out.append(os.path.join(folder, f"part-{k}.json"))
+        with open(out[-1], "w", encoding="utf-8") as f:
+            json.dump({"context": context, "benchmarks": benchmarks}, f)
+    return out
+
+
+class JoinPartsTest(unittest.TestCase):
+    """A run's rounds spread over processes (cryptobench --round-part,
+    tools/run-benchmarks) join into the run they are parts of."""
+
+    def setUp(self):
+        self.folder = tempfile.mkdtemp()
+        self.whole = replay.make_run(self.folder, [FAST, slower(5), CHAIN], rounds=12)
+        self.parts = split_into_parts(self.whole, 4, self.folder)
+
+    def tearDown(self):
+        shutil.rmtree(self.folder)
+
+    def cli(self, *args):
+        return subprocess.run([sys.executable, CLI, *args], capture_output=True, text=True)
+
+    def test_joined_parts_are_the_run_they_were_cut_from(self):
+        out = os.path.join(self.folder, "joined.json")
+        # In any order: joined in round order.
+        r = self.cli("join", *reversed(self.parts), "-o", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        whole, joined = gbench.load_run(self.whole), gbench.load_run(out)
+        self.assertEqual(joined.sampling.status, "applied")
+        self.assertEqual(joined.context["samples_file"], "joined.samples.jsonl")
+        self.assertEqual((joined.context["processes"], joined.context["round_parts"]), ("4", "4"))
+        self.assertEqual(joined.context["parts.3.date"], "2026-12-03T09:03:00+00:00")
+        self.assertNotIn("round_part", joined.context)
+        for name, b in whole.benchmarks.items():
+            self.assertEqual(joined.benchmarks[name].indices, b.indices)
+            self.assertEqual(joined.benchmarks[name].samples["time_ns"], b.samples["time_ns"])
+        self.assertEqual([(x.winner, x.runner_up, x.margin) for x in answer.answer(joined).results],
+                         [(x.winner, x.runner_up, x.margin) for x in answer.answer(whole).results])
+        said = self.cli("select", out)
+        self.assertIn("x 12 rounds in 4 processes (quiet", said.stdout)
+
+    def test_a_run_whose_last_parts_never_ran_says_so(self):
+        out = os.path.join(self.folder, "joined.json")
+        r = self.cli("join", *self.parts[:2], "-o", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out, encoding="utf-8") as f:
+            names = [b["name"] for b in json.load(f)["benchmarks"]]
+        self.assertEqual(sorted({int(n.split("/round:")[1].split("/")[0]) for n in names}),
+                         list(range(1, 7)))
+        self.assertIn("x 12 rounds in 2 processes (of 4: the rest never ran)",
+                      self.cli("select", out).stdout)
+
+    def test_what_is_not_parts_of_one_run_is_refused_in_one_line(self):
+        out = os.path.join(self.folder, "joined.json")
+
+        def edit(path, change):
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+            change(doc["context"])
+            edited = os.path.join(self.folder, f"edited-{len(os.listdir(self.folder))}.json")
+            with open(edited, "w", encoding="utf-8") as f:
+                json.dump(doc, f)
+            return edited
+        with open(os.path.join(self.folder, "part-2.samples.jsonl"), encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        with open(os.path.join(self.folder, "broken.samples.jsonl"), "w", encoding="utf-8") as f:
+            f.write("\n".join(lines[:2] + ['{"name": "grid/../x"}'] + lines[2:]) + "\n")
+        cases = [
+            ([self.parts[0], edit(self.parts[1], lambda c: c.update(
+                samples_file="broken.samples.jsonl"))], "broken.samples.jsonl: line 3: "),
+            ([self.parts[0], self.parts[0]], "part 1 is also"),
+            ([self.whole], "not a part of a run"),
+            ([self.parts[0], edit(self.parts[1], lambda c: c.update(round_part="2/5"))],
+             "a part of 5"),
+            ([self.parts[0], edit(self.parts[1], lambda c: c.update(host_name="other"))],
+             "another machine"),
+            ([self.parts[0], edit(self.parts[1], lambda c: c.update(rounds="40"))],
+             "its rounds '40'"),
+            ([self.parts[0], edit(self.parts[1], lambda c: c.pop("samples_file"))],
+             "has no per-sample record, and other parts have"),
+            ([self.parts[0], edit(self.parts[1], lambda c: c.update(samples_run_id="part-3"))],
+             "not the per-sample record of"),
+        ]
+        for inputs, message in cases:
+            r = self.cli("join", *inputs, "-o", out)
+            self.assertEqual(r.returncode, 2, (message, r.stderr))
+            self.assertIn(message, r.stderr)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            self.assertFalse(os.path.exists(out), message)

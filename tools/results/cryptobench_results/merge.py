@@ -23,6 +23,8 @@ Rules, each a one-line error when broken:
   ran back to back (sources.py, noise.py).
 The benchmarks are the runs' entries, unchanged, in the order given.
 """
+import json
+import os
 from collections import OrderedDict
 
 from .answer import machine_key
@@ -128,3 +130,104 @@ def merge(paths):
     merged = {"context": context, "benchmarks": benchmarks}
     run_from_doc("the merged run", merged)  # what the tools will read must load
     return merged
+
+
+# The context keys that name a part's own record, replaced by the joined one's.
+PART_KEYS = ("round_part", "samples_run_id", "samples_file")
+
+
+def _part_of(path, context):
+    """(K, N) of a part's context round_part "K/N" (cryptobench --round-part)."""
+    value = context.get("round_part")
+    k, _, n = value.partition("/") if isinstance(value, str) else ("", "", "")
+    if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise ResultsError(f"{path}: not a part of a run (its context has no round_part K/N: "
+                           "made by cryptobench --round-part)")
+    return int(k), int(n)
+
+
+def _record_lines(path, run):
+    """A part's per-sample record: (its header, its other lines), or None."""
+    from . import sampled  # sampled reads gbench's names: imported late
+    context = run.context
+    name = context.get("samples_file")
+    if name is None:
+        return None
+    record = sampled.record_path(run, name)
+    if record is None:
+        raise ResultsError(f"{path}: its per-sample record {shown(str(name), 60)} is not beside it")
+    if record.endswith(".xz"):
+        raise ResultsError(f"{record}: compressed: join takes the parts as the binary wrote them")
+    try:
+        sampled.read_record(record, context.get("samples_run_id"))  # checked line by line
+    except ResultsError as e:
+        if "the record of another run" in str(e):
+            raise ResultsError(f"{record}: not the per-sample record of {path} (its run_id "
+                               "differs)") from None
+        raise
+    with open(record, encoding="utf-8") as f:
+        lines = f.read().splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    return json.loads(lines[0]), lines[1:]
+
+
+def join_parts(paths, samples_name=None):
+    """One run from the parts of a run (cryptobench --round-part=K/N, one
+    process each: the rounds of a run spread over processes, each with its
+    own memory layout). (the document, the joined per-sample record's text or
+    None). Parts are given in any order and joined in round order; a part
+    that never ran (an interrupted or failed run) is simply absent, and its
+    rounds with it. The context is the first part's, with `processes` (parts
+    joined) and `round_parts` (N); a value another part differs in is kept as
+    parts.<K>.<key>."""
+    if not paths:
+        raise ResultsError("join takes the parts of one run")
+    parts = {}
+    for path in paths:
+        doc = parse_json(path, read_text(path))
+        run = run_from_doc(path, doc)
+        k, n = _part_of(path, doc["context"])
+        if k in parts:
+            raise ResultsError(f"{path}: part {k} is also {parts[k][0]}: each part once")
+        parts[k] = (path, doc, run, n)
+    ordered = [parts[k] for k in sorted(parts)]
+    first_path, first_doc, first_run, n = ordered[0]
+    first = first_doc["context"]
+    for path, doc, run, their_n in ordered[1:]:
+        context = doc["context"]
+        if their_n != n:
+            raise ResultsError(f"{path}: a part of {their_n}, {first_path} of {n}: not one run")
+        if machine_key(run.context) != machine_key(first_run.context):
+            field, theirs, ours = machine_difference(run.context, first_run.context) or ("?",) * 3
+            raise ResultsError(f"{path}: another machine than {first_path} ({field} "
+                               f"'{shown(str(theirs), 60)}' against '{shown(str(ours), 60)}')")
+        for key in ("executable", "rounds", "design"):
+            if context.get(key) != first.get(key):
+                raise ResultsError(f"{path}: its {key} '{shown(str(context.get(key)), 60)}' is "
+                                   f"not {first_path}'s: not parts of one run")
+    records = [_record_lines(path, run) for path, _, run, _ in ordered]
+    if any(r is None for r in records) and any(r is not None for r in records):
+        path = ordered[[r is None for r in records].index(True)][0]
+        raise ResultsError(f"{path}: has no per-sample record, and other parts have")
+    context = OrderedDict((k, v) for k, v in first.items() if k not in PART_KEYS)
+    context["processes"] = str(len(ordered))
+    context["round_parts"] = str(n)
+    for (path, doc, _, _), k in zip(ordered, sorted(parts)):
+        for key, value in doc["context"].items():
+            if key not in PART_KEYS and key not in ("processes", "round_parts") and \
+                    context.get(key) != value:
+                context[f"parts.{k}.{key}"] = value
+    text = None
+    if records[0] is not None:
+        if not samples_name:
+            raise ResultsError("the parts have per-sample records: name the joined one")
+        run_id = os.urandom(8).hex()
+        context["samples_run_id"] = run_id
+        context["samples_file"] = samples_name
+        header = dict(records[0][0], run_id=run_id)
+        text = json.dumps(header) + "\n" + "".join(line for _, lines in records for line in lines)
+    joined = {"context": context,
+              "benchmarks": [e for _, doc, _, _ in ordered for e in doc["benchmarks"]]}
+    run_from_doc("the joined run", joined)  # what the tools will read must load
+    return joined, text

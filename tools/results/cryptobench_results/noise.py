@@ -39,11 +39,23 @@ docs/answer.md) read 2.9-3.9% over all pairs without injection and
 4.4-8.5% under the injected neighbour (3.4-4.0% and 4.8-7.9% with each
 benchmark's halves set apart; 3.7-4.2% and 4.0-4.9% for one benchmark's
 change taken alone, the oldest form, but a margin is two benchmarks'
-noise). A margin's change between two runs of one binary is larger still
-on this VM (95th percentile 3.1-5.8% without injection, over 875 pairs of
-a slice: openssl and ipsec-mb at 64 B and 1 KiB differ by 2-13% between
-two processes; openssl's with the process's memory layout), which no floor
-measured inside one process can see.
+noise).
+
+A margin also moves between two processes of one binary (openssl and
+ipsec-mb at 64 B and 1 KiB by 2-13% on the Zen 5 VM; openssl's with the
+process's memory layout), which no floor measured inside one process can
+see. So tools/run-benchmarks runs a run's rounds in 8 processes: a half of
+the run then spans 4 layouts and the whole run 8. Its halves, with half the
+processes and rounds of a whole run, move about sqrt(2) more than two whole
+runs do, so a run over SCALED_PROCESSES or more takes the halves' changes
+over sqrt(2) as its floor. Measured on that VM, 5 A/A pairs of a slice per
+design, interleaved in time, no injection (the 95th percentile of the
+margins' change between the two runs of a pair, against the runs' median
+floor): one process 6.4% against 2.2% (the floor blind to it; compare
+flagged 22 of 355 benchmarks); 4 processes 2.8% against 2.9% unscaled (3
+of 355); 8 processes 2.1% against 3.4% unscaled, 2.4% scaled (none of 355
+either way). With 4 the scaled floor would have fallen short (2.0%), so
+only runs of 8 or more are scaled.
 compare sets each benchmark against itself in another run and takes out a
 shift the whole run shares, up to MAX_SHIFT (compare.py): its floor ("run")
 takes each benchmark's change against the run's median change the same way.
@@ -65,6 +77,10 @@ MIN_PAIRS = 10       # pairs for a 95th percentile of margins (fewer: each bench
 MIN_KIND_PAIRS = 40
 MIN_KIND_WORKLOADS = 5
 MAX_SHIFT = 0.03     # the largest shift taken out as drift (compare.DRIFT)
+# A run whose rounds span this many processes or more (tools/run-benchmarks)
+# has a floor for a whole run: its halves' changes over sqrt(2) (module
+# docstring).
+SCALED_PROCESSES = 8
 
 
 @dataclass
@@ -80,6 +96,9 @@ class NoiseFloor:
     # against (MIN_KIND_PAIRS); a kind without pairs is judged against value.
     kinds: dict = field(default_factory=dict)
     pooled: list = field(default_factory=list)  # kinds with too few: no lower than value
+    # processes: the halves' changes were scaled to a whole run of this many
+    # processes (SCALED_PROCESSES or more); 0: not scaled.
+    processes: int = 0
 
     @property
     def measured(self):
@@ -98,29 +117,36 @@ class NoiseFloor:
                     f"{self.cells} benchmarks' repetitions differ by less in {QUANTILE}% of them; "
                     "the repetitions ran back to back, so drift over minutes is not in it; "
                     "smaller margins count as ties")
+        # Scaled (SCALED_PROCESSES): the halves moved by up to sqrt(2) x the floor.
+        less = "by less than \u221a2 times that" if self.processes else "by less"
+        each = (f" ({self.processes // 2} of its {self.processes} processes each)"
+                if self.processes else "")
+        halves = f"the early and late halves of the run{each}"
         if self.within == "margins" and len(self.kinds) > 1:
-            each = ", ".join(f"{100 * f.value:.1f}% ({kind_text(k)})"
-                             + ("*" if k in self.pooled else "")
-                             for k, f in sorted(self.kinds.items()))
+            floors = ", ".join(f"{100 * f.value:.1f}% ({kind_text(k)})"
+                               + ("*" if k in self.pooled else "")
+                               for k, f in sorted(self.kinds.items()))
             cells = sorted(f.cells for f in self.kinds.values())
             count = f"{cells[0]}" if cells[0] == cells[-1] else f"{cells[0]}-{cells[-1]}"
-            text = (f"noise floor {each}: the margin between two backends of a workload moved "
-                    f"by less between the early and late halves of the run in {QUANTILE}% of "
-                    f"the pairs of its kind ({count} pair{'' if count == '1' else 's'}, an A/A "
-                    "comparison inside the run)")
+            text = (f"noise floor {floors}: the margin between two backends of a workload moved "
+                    f"{less} between {halves} in {QUANTILE}% of the pairs of its kind ({count} "
+                    f"pair{'' if count == '1' else 's'}, an A/A comparison inside the run)")
             if self.pooled:
                 text += (f"; * fewer than {MIN_KIND_WORKLOADS} workloads or {MIN_KIND_PAIRS} "
                          f"pairs of its own: no lower than the run's {100 * self.value:.1f}% "
                          f"over all {self.cells} pairs")
         elif self.within == "margins":
             text = (f"noise floor {100 * self.value:.1f}%: the margin between two backends of a "
-                    f"workload moved by less between the early and late halves of the run in "
-                    f"{QUANTILE}% of {self.cells} pairs (an A/A comparison inside the run)")
+                    f"workload moved {less} between {halves} in {QUANTILE}% of {self.cells} "
+                    "pairs (an A/A comparison inside the run)")
         else:
             against = ", each against the whole run's shift," if self.within == "run" else ""
-            text = (f"noise floor {100 * self.value:.1f}%: the early and late halves of each of "
-                    f"{self.cells} benchmarks' repetitions differ{against} by less in "
+            text = (f"noise floor {100 * self.value:.1f}%: the early and late halves{each} of "
+                    f"each of {self.cells} benchmarks' repetitions differ{against} {less} in "
                     f"{QUANTILE}% of them (an A/A comparison inside the run)")
+        if self.processes:
+            text += ("; a whole run, with twice a half's processes and rounds, moves about "
+                     "\u221a2 less")
         if self.left_out:
             text += (f", {', '.join(self.left_out)} left out (repetitions back to back, halves "
                      "seconds apart)")
@@ -254,16 +280,26 @@ def noise_floor(run, within=""):
         only_back_to_back = bool(changes)
     if not changes:
         return NoiseFloor(math.nan, 0, run.repetitions)
-    floor = NoiseFloor(stats.percentile(changes, QUANTILE), len(changes), run.repetitions,
-                       left_out, only_back_to_back, measured_as, shift)
+    processes = _processes(run.context) if not only_back_to_back else 1
+    scaled = processes if processes >= SCALED_PROCESSES else 0
+    scale = 1 / math.sqrt(2) if scaled else 1
+    floor = NoiseFloor(stats.percentile(changes, QUANTILE) * scale, len(changes),
+                       run.repetitions, left_out, only_back_to_back, measured_as, shift,
+                       processes=scaled)
     for kind, items in sorted(kinds.items()):
-        own = stats.percentile([c for _, c in items], QUANTILE)
+        own = stats.percentile([c for _, c in items], QUANTILE) * scale
         if len(items) < MIN_KIND_PAIRS or len({w for w, _ in items}) < MIN_KIND_WORKLOADS:
             own = max(own, floor.value)
             floor.pooled.append(kind)
         floor.kinds[kind] = NoiseFloor(own, len(items), run.repetitions, left_out, False,
-                                       measured_as, shift)
+                                       measured_as, shift, processes=scaled)
     return floor
+
+
+def _processes(context):
+    """How many processes the run's rounds ran in (context processes; 1)."""
+    value = context.get("processes")
+    return int(value) if isinstance(value, str) and value.isdigit() else 1
 
 
 def combined(*floors):
@@ -276,7 +312,8 @@ def combined(*floors):
                      min(f.repetitions for f in floors),
                      sorted({b for f in floors for b in f.left_out}),
                      any(f.back_to_back for f in floors),
-                     floors[0].within if len({f.within for f in floors}) == 1 else "")
+                     floors[0].within if len({f.within for f in floors}) == 1 else "",
+                     processes=min(f.processes for f in floors))
     if out.within != "margins":  # one run without a margins floor: one floor for all
         return out
     out.pooled = sorted({k for f in floors for k in f.pooled})

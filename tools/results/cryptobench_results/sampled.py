@@ -7,8 +7,9 @@ The benchmark binary (benchmarks/samples.h) times each loop in samples of
 about 0.25 ms and, between two samples and outside the measured time, a
 fixed throughput-bound AES probe. Here:
 
-- The probe's quiet time is the 5th percentile of every probe of the run; a
-  probe over QUIET_LIMIT x that is contended. A sample is quiet when the
+- The probe's quiet time is the 5th percentile of every probe of the run (of
+  a run spread over processes, the lowest of each process's); a probe over
+  QUIET_LIMIT x that is contended. A sample is quiet when the
   probes on both sides of it are: it is never classified by the measured
   code's own time, which would bias the figure toward the fast samples.
 - A repetition's figure is, per thread, the rate of its quiet samples at
@@ -103,7 +104,8 @@ class Sampling:
         return text
 
 
-def _record_path(run, name):
+def record_path(run, name):
+    """The path of the run's per-sample record `name` (beside it), or None."""
     if not isinstance(name, str) or not FILE_NAME.fullmatch(name) or name in (".", ".."):
         raise ResultsError(f"{run.path}: context samples_file '{shown(name, 60)}' is not a file "
                            "name beside the results")
@@ -259,13 +261,30 @@ def _scaled(b, k, factor):
     return out
 
 
+def _process_of(context):
+    """name -> the process (1..N) a loop of the run ran in: a run whose rounds
+    were spread over N processes (context round_parts; --round-part gives
+    part K rounds (K-1)R/N + 1 to KR/N) tells it by the round; else 1."""
+    parts, rounds = context.get("round_parts"), context.get("rounds")
+    if not (isinstance(parts, str) and parts.isdigit() and isinstance(rounds, str)
+            and rounds.isdigit() and 1 < int(parts) <= int(rounds)):
+        return lambda name: 1
+    n, total = int(parts), int(rounds)
+
+    def process(name):
+        found = re.search(r"/round:([0-9]+)(?=/|$)", name)
+        r = int(found.group(1)) if found else 1
+        return next((k for k in range(1, n + 1) if r <= k * total // n), n)
+    return process
+
+
 def apply(run):
     """Replaces the run's figures by the sampled ones (module docstring)."""
     name = run.context.get("samples_file")
     run.sampling = None
     if name is None:
         return
-    path = _record_path(run, name)
+    path = record_path(run, name)
     sampling = run.sampling = Sampling(str(name))
     if path is None:
         sampling.status = "missing"
@@ -275,16 +294,28 @@ def apply(run):
     sampling.probes = sum(loop["probes"].shape[0] for loop in loops)
     # Each thread count has its own quiet level: a benchmark's other threads
     # share the core's neighbour (an SMT sibling on the host) by design.
+    # A run whose rounds span processes (tools/run-benchmarks) takes each
+    # process's quiet level and keeps the lowest: a neighbour that stayed
+    # through a whole process (seen on the Zen 5 VM: the table part 1.4x slow
+    # for the 13 s of three of four processes) would otherwise set the level.
+    process_of = _process_of(run.context)
     limits = {}
     for threads in sorted({loop["threads"] for loop in loops}):
-        tables = [loop["probes"] for loop in loops if loop["threads"] == threads]
-        parts = max((t.shape[1] for t in tables if t.shape[0]), default=0)
-        probes = np.concatenate([t for t in tables if t.shape[0] and t.shape[1] == parts]) \
-            if parts else np.empty((0, 0))
-        quiet = []
-        for part in range(parts):
-            times = probes[:, part][probes[:, part] > 0]
-            quiet.append(float(np.percentile(times, QUIET_QUANTILE)) if times.size else math.inf)
+        mine = [loop for loop in loops if loop["threads"] == threads]
+        parts = max((loop["probes"].shape[1] for loop in mine if loop["probes"].shape[0]),
+                    default=0)
+        quiet = [math.inf] * parts
+        for process in sorted({process_of(loop["name"]) for loop in mine}):
+            tables = [loop["probes"] for loop in mine if process_of(loop["name"]) == process
+                      and loop["probes"].shape[0] and loop["probes"].shape[1] == parts]
+            if not tables:
+                continue
+            probes = np.concatenate(tables)
+            for part in range(parts):
+                times = probes[:, part][probes[:, part] > 0]
+                if times.size:
+                    quiet[part] = min(quiet[part],
+                                      float(np.percentile(times, QUIET_QUANTILE)))
         if threads == 1 or not sampling.probe_quiet_ns:
             sampling.probe_quiet_ns = [q for q in quiet if math.isfinite(q)]
         limits[threads] = [q * QUIET_LIMIT for q in quiet]
@@ -354,15 +385,24 @@ def workload_of(name):
 
 
 def size_text(run):
-    """'490 benchmarks x 40 rounds (quiet in 12 of them at the median, at
-    least 3)', or 'N benchmarks x R repetitions'; a missing record said first."""
+    """'490 benchmarks x 40 rounds in 4 processes (quiet in 12 of them at the
+    median, at least 3)', or 'N benchmarks x R repetitions'; a missing
+    record said first."""
     n = len(run.benchmarks)
     sampling = getattr(run, "sampling", None)
-    rounds = run.context.get("rounds")
-    if sampling is not None and sampling.status == "applied" and isinstance(rounds, str):
+    given = rounds = run.context.get("rounds")
+    processes = run.context.get("processes")
+    if isinstance(processes, str) and processes.isdigit() and int(processes) > 1:
+        rounds = f"{rounds} rounds in {processes} processes"
+        parts = run.context.get("round_parts")
+        if parts != processes:  # an interrupted or failed run: its later parts never ran
+            rounds += f" (of {parts}: the rest never ran)"
+    else:
+        rounds = f"{rounds} rounds"
+    if sampling is not None and sampling.status == "applied" and isinstance(given, str):
         counts = [len(b.samples.get("time_ns", [])) for b in run.benchmarks.values() if not b.error]
         if counts:
-            return (f"{n} benchmarks x {rounds} rounds (quiet in {stats.median(counts):g} of them "
+            return (f"{n} benchmarks x {rounds} (quiet in {stats.median(counts):g} of them "
                     f"at the median, at least {min(counts)}); {sampling.describe()}")
     text = f"{n} benchmarks x {run.repetitions} repetitions"
     if sampling is not None and sampling.status == "missing":
