@@ -58,11 +58,13 @@ _CPUID_CODE = bytes.fromhex("53 89f8 31c9 0fa2 8906 895e04 894e08 89560c 5b c3")
 def _cpuid_brand():
     """The CPUID brand string (leaves 0x80000002-4), or None where it
     cannot be read (not x86-64, no executable memory)."""
-    if platform.machine() not in ("x86_64", "AMD64"):
+    # The code is x86-64 with System V arguments: a 64-bit Python on Linux.
+    if platform.machine() != "x86_64" or ctypes.sizeof(ctypes.c_void_p) != 8 or \
+            not hasattr(mmap, "PROT_EXEC"):
         return None
     try:
         page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
-    except (OSError, ValueError):
+    except (OSError, ValueError):  # executable memory refused (SELinux deny_execmem, ...)
         return None
     try:
         page.write(_CPUID_CODE)

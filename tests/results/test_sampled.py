@@ -110,6 +110,35 @@ class ReplayPairsTest(unittest.TestCase):
         finally:
             shutil.rmtree(folder)
 
+    def test_runs_whose_quiet_probes_differ_compare_within_that(self):
+        # The new run's neighbour never left: its probe's quiet level is 30%
+        # over the base's and its "quiet" figures 20% slower. Its
+        # changes are ties, and compare says why; with the probes alike, the
+        # same figures are flagged.
+        folder = tempfile.mkdtemp()
+        try:
+            a = replay.make_run(folder, [FAST, CHAIN], rounds=40, name="a")
+            b = replay.make_run(folder, [FAST, CHAIN], rounds=40, offset=500, name="b")
+            flagged = {}
+            for probe_slowdown in (1.0, 1.3):
+                base, new = gbench.load_run(a), gbench.load_run(b)
+                for x in new.benchmarks.values():
+                    for metric, values in x.samples.items():
+                        factor = 1.2 if metric == "time_ns" else 1 / 1.2
+                        x.samples[metric] = [v * factor for v in values]
+                new.sampling.probe_quiet_ns = [q * probe_slowdown
+                                               for q in base.sampling.probe_quiet_ns]
+                rows, _, warnings, floor = compare.compare(base, new, metrics=["time_ns"])
+                flagged[probe_slowdown] = sum(r.verdict in ("better", "worse") for r in rows)
+                said = [w for w in warnings if "quiet probes differ" in w]
+                self.assertEqual(len(said), 1 if probe_slowdown > 1 else 0, warnings)
+            self.assertEqual(flagged[1.3], 0)
+            self.assertGreater(flagged[1.0], 0)
+            self.assertIn("differ by 30.0% (the probe quiet at 570 ns in the base, 741 ns", said[0])
+            self.assertAlmostEqual(floor.value, 0.3, delta=1e-9)
+        finally:
+            shutil.rmtree(folder)
+
     def test_planted_slowdowns_are_found(self):
         folder = tempfile.mkdtemp()
         try:
@@ -400,6 +429,26 @@ class MarginFloorTest(unittest.TestCase):
         run.context.update({"processes": "8", "repetitions_interleaved": "false"})
         self.assertEqual(noise.noise_floor(run, "margins").processes, 0)
 
+    def test_a_run_over_processes_splits_its_halves_where_the_processes_do(self):
+        # 20 rounds in 4 processes (5 rounds each); in the third (rounds
+        # 11-15) b runs 10% slower (its memory layout); a's first process
+        # was contended. Split by count, the 15 common rounds' halves would
+        # each hold two of that process's rounds and cancel it; split where
+        # the processes do, the late half holds all five of its ten.
+        series = {}
+        for size in (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384):
+            for backend, base in (("a", 1000), ("b", 2000)):
+                name = (f"grid/backend:{backend}/cipher:aes-128-cbc/op:encrypt/size:{size}/"
+                        "codec:none/pool:on/key:cached/real_time/threads:1")
+                series[name] = {k: base * (1.1 if backend == "b" and 10 <= k < 15 else 1)
+                                for k in range(20) if backend == "b" or k >= 5}
+        run = self.run_of(series)
+        self.assertLess(noise.noise_floor(run, within="margins").value, 1e-9)
+        run.context.update({"round_parts": "4", "processes": "4", "rounds": "20"})
+        late = (1 + 1 / 1.1) / 2  # a / b over 2 in the late half: the median of 1 and 1 / 1.1
+        self.assertAlmostEqual(noise.noise_floor(run, within="margins").value, 1 / late - 1,
+                               delta=1e-9)
+
     def test_a_class_of_two_is_its_one_margin(self):
         sizes = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)  # 11 pairs
         run = self.run_with(0.05, 0, backends="ab", sizes=sizes)
@@ -575,10 +624,6 @@ class MarginFloorTest(unittest.TestCase):
                                              within="run").value, 0.045)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 def split_into_parts(path, parts, folder):
     """The replayed run at `path` cut into `parts` parts by round, as
     cryptobench --round-part=K/N writes them (each its own record and run
@@ -647,11 +692,41 @@ class JoinPartsTest(unittest.TestCase):
         r = self.cli("join", *self.parts[:2], "-o", out)
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(out, encoding="utf-8") as f:
-            names = [b["name"] for b in json.load(f)["benchmarks"]]
-        self.assertEqual(sorted({int(n.split("/round:")[1].split("/")[0]) for n in names}),
-                         list(range(1, 7)))
-        self.assertIn("x 12 rounds in 2 processes (of 4: the rest never ran)",
-                      self.cli("select", out).stdout)
+            entries = json.load(f)["benchmarks"]
+
+        def rounds(measured):
+            return sorted({int(b["name"].split("/round:")[1].split("/")[0]) for b in entries
+                           if bool(b.get("error_occurred")) != measured})
+        self.assertEqual(rounds(measured=True), list(range(1, 7)))
+        # The rounds of the parts that never ran are marked as an interruption marks them.
+        self.assertEqual(rounds(measured=False), list(range(7, 13)))
+        said = self.cli("select", out).stdout
+        self.assertIn("x 12 rounds in 2 processes (of 4: the rest never ran)", said)
+        self.assertTrue(said.startswith("INTERRUPTED: the run was stopped: 0 of 3 benchmarks "
+                                        "finished every repetition, 3 only some"), said)
+
+    def test_a_joined_run_merged_with_a_run_of_one_process_is_not_scaled(self):
+        joined = os.path.join(self.folder, "joined.json")
+        self.assertEqual(self.cli("join", *self.parts, "-o", joined).returncode, 0)
+        other = replay.make_run(self.folder, [("other", 1200, "throughput")], rounds=12,
+                                name="other")
+        out = os.path.join(self.folder, "merged.json")
+        r = self.cli("merge", joined, other, "-o", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        merged = gbench.load_run(out)
+        self.assertNotIn("processes", merged.context)
+        self.assertEqual(merged.context["sources.1.processes"], "4")
+
+    def test_a_warning_any_part_raised_is_the_runs(self):
+        with open(self.parts[2], encoding="utf-8") as f:
+            doc = json.load(f)
+        doc["context"]["concurrent_cryptobench_runs"] = "pid 4242 (cryptobench)"
+        with open(self.parts[2], "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        out = os.path.join(self.folder, "joined.json")
+        self.assertEqual(self.cli("join", *self.parts, "-o", out).returncode, 0)
+        self.assertIn("CONCURRENT: another cryptobench run was measuring on this machine as this "
+                      "one started (pid 4242 (cryptobench))", self.cli("select", out).stdout)
 
     def test_what_is_not_parts_of_one_run_is_refused_in_one_line(self):
         out = os.path.join(self.folder, "joined.json")
@@ -679,6 +754,8 @@ class JoinPartsTest(unittest.TestCase):
              "another machine"),
             ([self.parts[0], edit(self.parts[1], lambda c: c.update(rounds="40"))],
              "its rounds '40'"),
+            ([self.parts[0], edit(self.parts[1], lambda c: c.update(git_commit="0123abc"))],
+             "its git_commit '0123abc'"),
             ([self.parts[0], edit(self.parts[1], lambda c: c.pop("samples_file"))],
              "has no per-sample record, and other parts have"),
             ([self.parts[0], edit(self.parts[1], lambda c: c.update(samples_run_id="part-3"))],
@@ -690,3 +767,7 @@ class JoinPartsTest(unittest.TestCase):
             self.assertIn(message, r.stderr)
             self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
             self.assertFalse(os.path.exists(out), message)
+
+
+if __name__ == "__main__":
+    unittest.main()

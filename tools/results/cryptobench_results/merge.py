@@ -25,10 +25,12 @@ The benchmarks are the runs' entries, unchanged, in the order given.
 """
 import json
 import os
+import re
 from collections import OrderedDict
 
 from .answer import machine_key
-from .gbench import ResultsError, parse_json, read_text, run_from_doc, shown
+from .gbench import INTERRUPTED, ResultsError, parse_json, read_text, run_from_doc, shown
+from .health import CONCURRENT
 
 MACHINE_FIELDS = ("host_name", "cpu_model", "num_cpus", "cpu_flags_in_use", "cpu_mask")
 PROVENANCE = ("path", "date", "executable", "backends", "repetitions_interleaved")
@@ -120,6 +122,11 @@ def merge(paths):
                 else:
                     displaced.append((number, key, value))
         sources += own_sources
+    # How a run's rounds were spread over processes holds for the merged run
+    # only where every input's were (noise.py scales such a run's floor).
+    for key in ("processes", "round_parts"):
+        if key in context and len({doc["context"].get(key) for _, doc, _, _ in inputs}) > 1:
+            displaced.append((owner[key], key, context.pop(key)))
     context["sources"] = str(len(sources))
     for n, record in enumerate(sources, 1):
         for field, value in record.items():
@@ -132,8 +139,38 @@ def merge(paths):
     return merged
 
 
+ROUND = re.compile(r"/round:[0-9]+(?=/|$)")
 # The context keys that name a part's own record, replaced by the joined one's.
 PART_KEYS = ("round_part", "samples_run_id", "samples_file")
+# The parts of one run: one build and one invocation, but for --round-part.
+ONE_RUN_KEYS = ("executable", "git_commit", "cryptobench_version", "cryptobench_suite", "design",
+                "rounds", "build_type", "inject_slower")
+# Context keys whose value other than "none" warns (health.header, the
+# machine label): a part's warning is the joined run's.
+WARNING_KEYS = (CONCURRENT, "cores_usable", "cpu_affinity", "cpu_quota")
+
+
+def _never_ran(entries, missing, n, context):
+    """The entries of the rounds of parts that never ran (a run stopped
+    between its processes), marked as the binary marks a round an
+    interruption skipped, so that the run reads as interrupted."""
+    if not missing:
+        return []
+    rounds = int(context["rounds"])
+    first_of = OrderedDict()  # each benchmark's first entry, its round taken out
+    for e in entries:
+        if e.get("run_type", "iteration") == "iteration":
+            first_of.setdefault(ROUND.sub("", e.get("run_name", e["name"])), e)
+    out = []
+    for k in missing:
+        for r in range((k - 1) * rounds // n + 1, k * rounds // n + 1):
+            for e in first_of.values():
+                name = ROUND.sub(f"/round:{r}", e.get("run_name", e["name"]), count=1)
+                out.append({"name": name, "run_name": name, "run_type": "iteration",
+                            "repetitions": e.get("repetitions", 1), "repetition_index": 0,
+                            "threads": e.get("threads", 1), "iterations": 0,
+                            "error_occurred": True, "error_message": INTERRUPTED})
+    return out
 
 
 def _part_of(path, context):
@@ -202,7 +239,7 @@ def join_parts(paths, samples_name=None):
             field, theirs, ours = machine_difference(run.context, first_run.context) or ("?",) * 3
             raise ResultsError(f"{path}: another machine than {first_path} ({field} "
                                f"'{shown(str(theirs), 60)}' against '{shown(str(ours), 60)}')")
-        for key in ("executable", "rounds", "design"):
+        for key in ONE_RUN_KEYS:
             if context.get(key) != first.get(key):
                 raise ResultsError(f"{path}: its {key} '{shown(str(context.get(key)), 60)}' is "
                                    f"not {first_path}'s: not parts of one run")
@@ -218,6 +255,9 @@ def join_parts(paths, samples_name=None):
             if key not in PART_KEYS and key not in ("processes", "round_parts") and \
                     context.get(key) != value:
                 context[f"parts.{k}.{key}"] = value
+                # A warning any part raised is the run's (health.header reads it).
+                if key in WARNING_KEYS and context.get(key) in (None, "", "none"):
+                    context[key] = value
     text = None
     if records[0] is not None:
         if not samples_name:
@@ -227,7 +267,9 @@ def join_parts(paths, samples_name=None):
         context["samples_file"] = samples_name
         header = dict(records[0][0], run_id=run_id)
         text = json.dumps(header) + "\n" + "".join(line for _, lines in records for line in lines)
-    joined = {"context": context,
-              "benchmarks": [e for _, doc, _, _ in ordered for e in doc["benchmarks"]]}
+    benchmarks = [e for _, doc, _, _ in ordered for e in doc["benchmarks"]]
+    benchmarks += _never_ran(benchmarks, [k for k in range(1, n + 1) if k not in parts], n,
+                             first)
+    joined = {"context": context, "benchmarks": benchmarks}
     run_from_doc("the joined run", joined)  # what the tools will read must load
     return joined, text

@@ -45,10 +45,14 @@ A margin also moves between two processes of one binary (openssl and
 ipsec-mb at 64 B and 1 KiB by 2-13% on the Zen 5 VM; openssl's with the
 process's memory layout), which no floor measured inside one process can
 see. So tools/run-benchmarks runs a run's rounds in 8 processes: a half of
-the run then spans 4 layouts and the whole run 8. Its halves, with half the
+the run then spans 4 layouts and the whole run 8, and the halves split
+where the processes do (_paired_change). Its halves, with half the
 processes and rounds of a whole run, move about sqrt(2) more than two whole
-runs do, so a run over SCALED_PROCESSES or more takes the halves' changes
-over sqrt(2) as its floor. Measured on that VM, 5 A/A pairs of a slice per
+runs do where the processes' effects are independent and average out like
+a mean's, so a run over SCALED_PROCESSES or more takes the halves' changes
+over sqrt(2) as its floor. That is a model, checked by data: the A/A pairs
+of tools/noise-campaign (compare, with the scaled floors, must flag at most
+5% of a slice's benchmarks) and the measurement that set it. Measured on that VM, 5 A/A pairs of a slice per
 design, interleaved in time, no injection (the 95th percentile of the
 margins' change between the two runs of a pair, against the runs' median
 floor): one process 6.4% against 2.2% (the floor blind to it; compare
@@ -119,8 +123,8 @@ class NoiseFloor:
                     "smaller margins count as ties")
         # Scaled (SCALED_PROCESSES): the halves moved by up to sqrt(2) x the floor.
         less = "by less than \u221a2 times that" if self.processes else "by less"
-        each = (f" ({self.processes // 2} of its {self.processes} processes each)"
-                if self.processes else "")
+        half = f"{self.processes // 2}" if self.processes % 2 == 0 else "about half"
+        each = f" ({half} of its {self.processes} processes each)" if self.processes else ""
         halves = f"the early and late halves of the run{each}"
         if self.within == "margins" and len(self.kinds) > 1:
             floors = ", ".join(f"{100 * f.value:.1f}% ({kind_text(k)})"
@@ -202,8 +206,23 @@ def _paired_change(run, x, y):
     ratios = stats.paired_ratios(xs, x.indices, ys, y.indices)  # in round order
     if len(ratios) < MIN_REPETITIONS:
         return None
+    parts, rounds = _whole_number(run.context, "round_parts"), _whole_number(run.context, "rounds")
+    if parts > 1 and parts % 2 == 0 and rounds >= parts:
+        # Rounds spread over processes: the halves split where the processes
+        # do (part N/2 ends at round R/2), so that no process is in both.
+        by_round = dict(zip(y.indices, ys))
+        kept = [i for i in x.indices if i in by_round and by_round[i] > 0]  # the ratios' rounds
+        early = [r for i, r in zip(kept, ratios) if i < rounds // 2]
+        late = [r for i, r in zip(kept, ratios) if i >= rounds // 2]
+        if min(len(early), len(late)) >= MIN_REPETITIONS // 2:
+            return apart(stats.median(late) / stats.median(early))
     half = len(ratios) // 2
     return apart(stats.median(ratios[-half:]) / stats.median(ratios[:half]))
+
+
+def _whole_number(context, key):
+    value = context.get(key)
+    return int(value) if isinstance(value, str) and value.isdigit() else 0
 
 
 def margin_changes(run, ratios):
@@ -298,8 +317,17 @@ def noise_floor(run, within=""):
 
 def _processes(context):
     """How many processes the run's rounds ran in (context processes; 1)."""
-    value = context.get("processes")
-    return int(value) if isinstance(value, str) and value.isdigit() else 1
+    return _whole_number(context, "processes") or 1
+
+
+def widened(floor, value):
+    """The floor no lower than value, kind by kind too (compare: runs whose
+    quiet conditions differ by that much)."""
+    out = NoiseFloor(max(floor.value, value), floor.cells, floor.repetitions, floor.left_out,
+                     floor.back_to_back, floor.within, floor.shift, processes=floor.processes)
+    out.pooled = list(floor.pooled)
+    out.kinds = {k: widened(f, value) for k, f in floor.kinds.items()}
+    return out
 
 
 def combined(*floors):
