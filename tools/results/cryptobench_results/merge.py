@@ -29,7 +29,7 @@ import re
 from collections import OrderedDict
 
 from .answer import machine_key
-from .gbench import INTERRUPTED, ResultsError, parse_json, read_text, run_from_doc, shown
+from .gbench import INTERRUPTED, ITERATIONS, ResultsError, parse_json, read_text, run_from_doc, shown
 from .health import CONCURRENT
 
 MACHINE_FIELDS = ("host_name", "cpu_model", "num_cpus", "cpu_flags_in_use", "cpu_mask")
@@ -157,15 +157,16 @@ def _never_ran(entries, missing, n, context):
     if not missing:
         return []
     rounds = int(context["rounds"])
-    first_of = OrderedDict()  # each benchmark's first entry, its round taken out
+    first_of = OrderedDict()  # each benchmark's name and first entry (no round, no iterations)
     for e in entries:
         if e.get("run_type", "iteration") == "iteration":
-            first_of.setdefault(ROUND.sub("", e.get("run_name", e["name"])), e)
+            name = ITERATIONS.sub("", e.get("run_name", e["name"]))
+            first_of.setdefault(ROUND.sub("", name), (name, e))
     out = []
     for k in missing:
         for r in range((k - 1) * rounds // n + 1, k * rounds // n + 1):
-            for e in first_of.values():
-                name = ROUND.sub(f"/round:{r}", e.get("run_name", e["name"]), count=1)
+            for named, e in first_of.values():
+                name = ROUND.sub(f"/round:{r}", named, count=1)
                 out.append({"name": name, "run_name": name, "run_type": "iteration",
                             "repetitions": e.get("repetitions", 1), "repetition_index": 0,
                             "threads": e.get("threads", 1), "iterations": 0,

@@ -214,7 +214,7 @@ def _paired_change(run, x, y):
         kept = [i for i in x.indices if i in by_round and by_round[i] > 0]  # the ratios' rounds
         early = [r for i, r in zip(kept, ratios) if i < rounds // 2]
         late = [r for i, r in zip(kept, ratios) if i >= rounds // 2]
-        if min(len(early), len(late)) >= MIN_REPETITIONS // 2:
+        if min(len(early), len(late)) >= MIN_REPETITIONS:
             return apart(stats.median(late) / stats.median(early))
     half = len(ratios) // 2
     return apart(stats.median(ratios[-half:]) / stats.median(ratios[:half]))
