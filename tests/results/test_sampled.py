@@ -407,47 +407,22 @@ class MarginFloorTest(unittest.TestCase):
                       floor.describe())
         self.assertIn("5.0% slower in its late half", floor.describe())
 
-    def test_a_run_over_eight_processes_has_a_whole_runs_floor(self):
-        # Its halves hold half its processes and rounds each: they move
-        # sqrt(2) more than two whole runs do (noise.py), and it says so.
-        # Fewer processes, or peers' back-to-back halves, are not scaled.
-        halves = noise.noise_floor(self.run_with(0.05, 0.04, backends="abcde"), "margins")
-        for processes, scaled in (("8", True), ("12", True), ("4", False), ("1", False)):
+    def test_a_run_over_processes_says_its_halves_hold_half_of_them(self):
+        # The floor is the halves' own (not divided by sqrt(2): measured,
+        # that fell short of the change between two runs); the header says
+        # how many processes each half held. Peers' back-to-back halves do not.
+        plain = noise.noise_floor(self.run_with(0.05, 0.04, backends="abcde"), "margins")
+        for processes, said in (("8", "(4 of its 8 processes each)"),
+                                ("9", "(about half of its 9 processes each)"), ("1", None)):
             run = self.run_with(0.05, 0.04, backends="abcde")
             run.context["processes"] = processes
-            for within in ("margins", "run"):
-                floor, plain = noise.noise_floor(run, within), noise.noise_floor(
-                    self.run_with(0.05, 0.04, backends="abcde"), within)
-                self.assertAlmostEqual(floor.value, plain.value / (math.sqrt(2) if scaled else 1),
-                                       msg=(processes, within))
-                said = floor.describe()
-                self.assertEqual(f"({int(processes) // 2} of its {processes} processes each)" in
-                                 said and "by less than \u221a2 times that" in said, scaled, said)
-            self.assertAlmostEqual(noise.noise_floor(run, "margins").value,
-                                   halves.value / (math.sqrt(2) if scaled else 1))
+            floor = noise.noise_floor(run, "margins")
+            self.assertAlmostEqual(floor.value, plain.value)
+            self.assertEqual(said in floor.describe() if said else "processes each" in
+                             floor.describe(), bool(said), floor.describe())
         run = self.run_with(0.05, 0.04, backends="abcde")
         run.context.update({"processes": "8", "repetitions_interleaved": "false"})
-        self.assertEqual(noise.noise_floor(run, "margins").processes, 0)
-
-    def test_a_run_over_processes_splits_its_halves_where_the_processes_do(self):
-        # 20 rounds in 4 processes (5 rounds each); in the third (rounds
-        # 11-15) b runs 10% slower (its memory layout); a's first process
-        # was contended. Split by count, the 15 common rounds' halves would
-        # each hold two of that process's rounds and cancel it; split where
-        # the processes do, the late half holds all five of its ten.
-        series = {}
-        for size in (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384):
-            for backend, base in (("a", 1000), ("b", 2000)):
-                name = (f"grid/backend:{backend}/cipher:aes-128-cbc/op:encrypt/size:{size}/"
-                        "codec:none/pool:on/key:cached/real_time/threads:1")
-                series[name] = {k: base * (1.1 if backend == "b" and 10 <= k < 15 else 1)
-                                for k in range(20) if backend == "b" or k >= 5}
-        run = self.run_of(series)
-        self.assertLess(noise.noise_floor(run, within="margins").value, 1e-9)
-        run.context.update({"round_parts": "4", "processes": "4", "rounds": "20"})
-        late = (1 + 1 / 1.1) / 2  # a / b over 2 in the late half: the median of 1 and 1 / 1.1
-        self.assertAlmostEqual(noise.noise_floor(run, within="margins").value, 1 / late - 1,
-                               delta=1e-9)
+        self.assertNotIn("processes each", noise.noise_floor(run, "margins").describe())
 
     def test_a_class_of_two_is_its_one_margin(self):
         sizes = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)  # 11 pairs
@@ -618,10 +593,10 @@ class MarginFloorTest(unittest.TestCase):
 
     def test_compare_takes_out_only_a_shift_that_is_drift(self):
         sizes = (16, 64, 256, 1024, 4096, 16384)  # 24 benchmarks: a run's median to speak of
-        self.assertLess(noise.noise_floor(self.run_with(0.02, 0, sizes=sizes), within="run").value,
+        self.assertLess(noise.noise_floor(self.run_with(0.05, 0, sizes=sizes), within="run").value,
                         0.005)
-        self.assertGreater(noise.noise_floor(self.run_with(0.05, 0, sizes=sizes),
-                                             within="run").value, 0.045)
+        self.assertGreater(noise.noise_floor(self.run_with(0.08, 0, sizes=sizes),
+                                             within="run").value, 0.075)
 
 
 def split_into_parts(path, parts, folder):

@@ -46,20 +46,17 @@ ipsec-mb at 64 B and 1 KiB by 2-13% on the Zen 5 VM; openssl's with the
 process's memory layout), which no floor measured inside one process can
 see. So tools/run-benchmarks runs a run's rounds in 8 processes: a half of
 the run then spans 4 layouts and the whole run 8, and the halves split
-where the processes do (_paired_change). Its halves, with half the
-processes and rounds of a whole run, move about sqrt(2) more than two whole
-runs do where the processes' effects are independent and average out like
-a mean's, so a run over SCALED_PROCESSES or more takes the halves' changes
-over sqrt(2) as its floor. That is a model, checked by data: the A/A pairs
-of tools/noise-campaign (compare, with the scaled floors, must flag at most
-5% of a slice's benchmarks) and the measurement that set it. Measured on that VM, 5 A/A pairs of a slice per
-design, interleaved in time, no injection (the 95th percentile of the
-margins' change between the two runs of a pair, against the runs' median
-floor): one process 6.4% against 2.2% (the floor blind to it; compare
-flagged 22 of 355 benchmarks); 4 processes 2.8% against 2.9% unscaled (3
-of 355); 8 processes 2.1% against 3.4% unscaled, 2.4% scaled (none of 355
-either way). With 4 the scaled floor would have fallen short (2.0%), so
-only runs of 8 or more are scaled.
+where the processes do (_paired_change). Measured on that VM, 5 A/A pairs
+of a slice per process count, interleaved in time, no injection (the 95th
+percentile of the margins' change between the two runs of a pair, against
+the runs' median floor): on 2026-12-03 one process 6.4% against 2.2% (the
+floor blind to it), 4 processes 2.8% against 2.9%, 8 processes 2.1%
+against 3.4%; on 2026-12-07, a busier day, 20.1% against 2.0%, 21.0%
+against 3.1%, and 2.2% against 2.6%. Only 8 kept the floor above the
+change between runs both times. The halves hold half a run's processes
+and rounds, so in a model where processes' effects average like a mean's a
+whole run would move sqrt(2) less than its halves; the floor is not scaled
+so: on 2026-12-07 that (1.8%) fell short of the 2.2% measured.
 compare sets each benchmark against itself in another run and takes out a
 shift the whole run shares, up to MAX_SHIFT (compare.py): its floor ("run")
 takes each benchmark's change against the run's median change the same way.
@@ -80,11 +77,7 @@ MIN_PAIRS = 10       # pairs for a 95th percentile of margins (fewer: each bench
 # pairs sharing their benchmarks is itself mostly noise).
 MIN_KIND_PAIRS = 40
 MIN_KIND_WORKLOADS = 5
-MAX_SHIFT = 0.03     # the largest shift taken out as drift (compare.DRIFT)
-# A run whose rounds span this many processes or more (tools/run-benchmarks)
-# has a floor for a whole run: its halves' changes over sqrt(2) (module
-# docstring).
-SCALED_PROCESSES = 8
+MAX_SHIFT = 0.06     # the largest shift taken out as drift (compare.py, compare.DRIFT)
 
 
 @dataclass
@@ -100,8 +93,8 @@ class NoiseFloor:
     # against (MIN_KIND_PAIRS); a kind without pairs is judged against value.
     kinds: dict = field(default_factory=dict)
     pooled: list = field(default_factory=list)  # kinds with too few: no lower than value
-    # processes: the halves' changes were scaled to a whole run of this many
-    # processes (SCALED_PROCESSES or more); 0: not scaled.
+    # processes: how many processes the run's rounds ran in (its halves hold
+    # half each); 0 or 1: one, or not known.
     processes: int = 0
 
     @property
@@ -121,10 +114,9 @@ class NoiseFloor:
                     f"{self.cells} benchmarks' repetitions differ by less in {QUANTILE}% of them; "
                     "the repetitions ran back to back, so drift over minutes is not in it; "
                     "smaller margins count as ties")
-        # Scaled (SCALED_PROCESSES): the halves moved by up to sqrt(2) x the floor.
-        less = "by less than \u221a2 times that" if self.processes else "by less"
+        less = "by less"
         half = f"{self.processes // 2}" if self.processes % 2 == 0 else "about half"
-        each = f" ({half} of its {self.processes} processes each)" if self.processes else ""
+        each = f" ({half} of its {self.processes} processes each)" if self.processes > 1 else ""
         halves = f"the early and late halves of the run{each}"
         if self.within == "margins" and len(self.kinds) > 1:
             floors = ", ".join(f"{100 * f.value:.1f}% ({kind_text(k)})"
@@ -148,9 +140,6 @@ class NoiseFloor:
             text = (f"noise floor {100 * self.value:.1f}%: the early and late halves{each} of "
                     f"each of {self.cells} benchmarks' repetitions differ{against} {less} in "
                     f"{QUANTILE}% of them (an A/A comparison inside the run)")
-        if self.processes:
-            text += ("; a whole run, with twice a half's processes and rounds, moves about "
-                     "\u221a2 less")
         if self.left_out:
             text += (f", {', '.join(self.left_out)} left out (repetitions back to back, halves "
                      "seconds apart)")
@@ -300,18 +289,16 @@ def noise_floor(run, within=""):
     if not changes:
         return NoiseFloor(math.nan, 0, run.repetitions)
     processes = _processes(run.context) if not only_back_to_back else 1
-    scaled = processes if processes >= SCALED_PROCESSES else 0
-    scale = 1 / math.sqrt(2) if scaled else 1
-    floor = NoiseFloor(stats.percentile(changes, QUANTILE) * scale, len(changes),
+    floor = NoiseFloor(stats.percentile(changes, QUANTILE), len(changes),
                        run.repetitions, left_out, only_back_to_back, measured_as, shift,
-                       processes=scaled)
+                       processes=processes)
     for kind, items in sorted(kinds.items()):
-        own = stats.percentile([c for _, c in items], QUANTILE) * scale
+        own = stats.percentile([c for _, c in items], QUANTILE)
         if len(items) < MIN_KIND_PAIRS or len({w for w, _ in items}) < MIN_KIND_WORKLOADS:
             own = max(own, floor.value)
             floor.pooled.append(kind)
         floor.kinds[kind] = NoiseFloor(own, len(items), run.repetitions, left_out, False,
-                                       measured_as, shift, processes=scaled)
+                                       measured_as, shift, processes=processes)
     return floor
 
 
