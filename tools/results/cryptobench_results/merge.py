@@ -214,9 +214,9 @@ def join_parts(paths, samples_name=None):
     """One run from the parts of a run (cryptobench --round-part=K/N, one
     process each: the rounds of a run spread over processes, each with its
     own memory layout). (the document, the joined per-sample record's text or
-    None). Parts are given in any order and joined in round order; a part
-    that never ran (an interrupted or failed run) is simply absent, and its
-    rounds with it. The context is the first part's, with `processes` (parts
+    None). Parts are given in any order and joined in round order; the
+    rounds of a part that never ran (an interrupted or failed run) are
+    marked as an interruption marks them (_never_ran). The context is the first part's, with `processes` (parts
     joined) and `round_parts` (N); a value another part differs in is kept as
     parts.<K>.<key>."""
     if not paths:

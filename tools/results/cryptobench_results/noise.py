@@ -115,8 +115,8 @@ class NoiseFloor:
                     "the repetitions ran back to back, so drift over minutes is not in it; "
                     "smaller margins count as ties")
         less = "by less"
-        half = f"{self.processes // 2}" if self.processes % 2 == 0 else "about half"
-        each = f" ({half} of its {self.processes} processes each)" if self.processes > 1 else ""
+        each = (f" ({self.processes // 2} of its {self.processes} processes each)"
+                if self.processes > 1 else "")
         halves = f"the early and late halves of the run{each}"
         if self.within == "margins" and len(self.kinds) > 1:
             floors = ", ".join(f"{100 * f.value:.1f}% ({kind_text(k)})"
@@ -157,10 +157,33 @@ def _late_over_early(run, benchmarks):
         xs = scenarios.of(b).figures(b)
         if b.error or len(xs) < MIN_REPETITIONS or min(xs) <= 0:
             continue
-        half = len(xs) // 2
-        ratio = stats.median(xs[-half:]) / stats.median(xs[:half])
+        early, late = halves(run.context, xs, b.indices if len(b.indices) == len(xs) else None)
+        ratio = stats.median(late) / stats.median(early)
         out[b.name] = 1 / ratio if scenarios.of(b).higher_is_better else ratio
     return out
+
+
+def split_by_process(context):
+    """The round (0-based) the late half starts at where the run's rounds
+    were spread over an even number of processes (part N/2 ends at round
+    R/2), so that no process is in both halves; else None."""
+    parts, rounds = _whole_number(context, "round_parts"), _whole_number(context, "rounds")
+    return rounds // 2 if parts > 1 and parts % 2 == 0 and rounds >= parts else None
+
+
+def halves(context, values, rounds=None):
+    """(early, late) of values in round order: split where the processes do
+    (split_by_process; `rounds` the values' 0-based rounds) with
+    MIN_REPETITIONS or more on each side, else by count (the middle value of
+    an odd count left out)."""
+    at = split_by_process(context) if rounds is not None else None
+    if at is not None:
+        early = [v for r, v in zip(rounds, values) if r < at]
+        late = [v for r, v in zip(rounds, values) if r >= at]
+        if min(len(early), len(late)) >= MIN_REPETITIONS:
+            return early, late
+    half = len(values) // 2
+    return values[:half], values[-half:]
 
 
 def kind_of(b):
@@ -195,18 +218,10 @@ def _paired_change(run, x, y):
     ratios = stats.paired_ratios(xs, x.indices, ys, y.indices)  # in round order
     if len(ratios) < MIN_REPETITIONS:
         return None
-    parts, rounds = _whole_number(run.context, "round_parts"), _whole_number(run.context, "rounds")
-    if parts > 1 and parts % 2 == 0 and rounds >= parts:
-        # Rounds spread over processes: the halves split where the processes
-        # do (part N/2 ends at round R/2), so that no process is in both.
-        by_round = dict(zip(y.indices, ys))
-        kept = [i for i in x.indices if i in by_round and by_round[i] > 0]  # the ratios' rounds
-        early = [r for i, r in zip(kept, ratios) if i < rounds // 2]
-        late = [r for i, r in zip(kept, ratios) if i >= rounds // 2]
-        if min(len(early), len(late)) >= MIN_REPETITIONS:
-            return apart(stats.median(late) / stats.median(early))
-    half = len(ratios) // 2
-    return apart(stats.median(ratios[-half:]) / stats.median(ratios[:half]))
+    by_round = dict(zip(y.indices, ys))
+    kept = [i for i in x.indices if i in by_round and by_round[i] > 0]  # the ratios' rounds
+    early, late = halves(run.context, ratios, kept)
+    return apart(stats.median(late) / stats.median(early))
 
 
 def _whole_number(context, key):
@@ -288,7 +303,10 @@ def noise_floor(run, within=""):
         only_back_to_back = bool(changes)
     if not changes:
         return NoiseFloor(math.nan, 0, run.repetitions)
-    processes = _processes(run.context) if not only_back_to_back else 1
+    # The header names the halves' processes where they split by process.
+    processes = _whole_number(run.context, "round_parts") \
+        if not only_back_to_back and split_by_process(run.context) is not None \
+        and _processes(run.context) == _whole_number(run.context, "round_parts") else 0
     floor = NoiseFloor(stats.percentile(changes, QUANTILE), len(changes),
                        run.repetitions, left_out, only_back_to_back, measured_as, shift,
                        processes=processes)
