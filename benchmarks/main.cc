@@ -249,8 +249,12 @@ int run(int argc, char** argv) {
                                   std::filesystem::path(o.samples_out).filename().string());
     }
     if (o.inject_noise) {
-      start_noisy_neighbour(o.noise_seed);
-      benchmark::AddCustomContext("inject_noise", std::to_string(o.noise_seed));
+      // Each part of a run its own neighbour (a real one does not restart
+      // its schedule with each process).
+      const std::uint64_t seed =
+          o.noise_seed + 1000 * static_cast<std::uint64_t>(std::max(o.round_part, 0));
+      start_noisy_neighbour(seed);
+      benchmark::AddCustomContext("inject_noise", std::to_string(seed));
     }
     if (!o.slower_backend.empty()) {
       benchmark::AddCustomContext("inject_slower",

@@ -7,6 +7,7 @@ Run: /usr/bin/python3 -m unittest discover -s tests/results -p 'test_sampled.py'
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -20,7 +21,7 @@ sys.path.insert(0, TOOLS)
 sys.path.insert(0, HERE)
 
 import replay  # noqa: E402
-from cryptobench_results import answer, compare, gbench, noise, sampled, stats  # noqa: E402
+from cryptobench_results import answer, compare, gbench, noise, sampled, stats, topup  # noqa: E402
 
 CLI = os.path.join(TOOLS, "cryptobench-results")
 FAST = ("fast", 1000, "throughput")
@@ -632,10 +633,13 @@ class MarginFloorTest(unittest.TestCase):
                                              within="run").value, 0.075)
 
 
-def split_into_parts(path, parts, folder):
+def split_into_parts(path, parts, folder, stages=1, again=lambda name: True):
     """The replayed run at `path` cut into `parts` parts by round, as
     cryptobench --round-part=K/N writes them (each its own record and run
-    id); their JSON paths."""
+    id); their JSON paths. stages=2: the first half of the parts a run of
+    half the parts and rounds, the second half its second stage (parts N/2+1
+    to N of N), of the benchmarks `again` keeps (tools/run-benchmarks' more
+    rounds)."""
     with open(path, encoding="utf-8") as f:
         doc = json.load(f)
     with open(os.path.join(os.path.dirname(path), doc["context"]["samples_file"]),
@@ -648,13 +652,18 @@ def split_into_parts(path, parts, folder):
         return next(k for k in range(1, parts + 1) if r <= k * rounds // parts)
     out = []
     for k in range(1, parts + 1):
-        context = dict(doc["context"], round_part=f"{k}/{parts}", samples_run_id=f"part-{k}",
-                       samples_file=f"part-{k}.samples.jsonl",
-                       date=f"2026-12-03T09:0{k}:00+00:00")
-        benchmarks = [b for b in doc["benchmarks"] if part_of(b["name"]) == k]
+        first = stages > 1 and k <= parts // stages
+        context = dict(doc["context"], round_part=f"{k}/{parts // stages if first else parts}",
+                       samples_run_id=f"part-{k}", samples_file=f"part-{k}.samples.jsonl",
+                       date=f"2026-12-03T09:0{k}:00+00:00",
+                       rounds=str(rounds // stages if first else rounds))
+
+        def kept(name):
+            return part_of(name) == k and (first or stages == 1 or again(name))
+        benchmarks = [b for b in doc["benchmarks"] if kept(b["name"])]
         with open(os.path.join(folder, f"part-{k}.samples.jsonl"), "w", encoding="utf-8") as f:
             f.write("\n".join([json.dumps(dict(json.loads(header), run_id=f"part-{k}"))] +
-                              [x for x in loops if part_of(json.loads(x)["name"]) == k]) + "\n")
+                              [x for x in loops if kept(json.loads(x)["name"])]) + "\n")
         out.append(os.path.join(folder, f"part-{k}.json"))
         with open(out[-1], "w", encoding="utf-8") as f:
             json.dump({"context": context, "benchmarks": benchmarks}, f)
@@ -712,6 +721,94 @@ class JoinPartsTest(unittest.TestCase):
         self.assertIn("x 12 rounds in 2 processes (of 4: the rest never ran)", said)
         self.assertTrue(said.startswith("INTERRUPTED: the run was stopped: 0 of 3 benchmarks "
                                         "finished every repetition, 3 only some"), said)
+
+    def test_a_second_stage_joins_as_more_rounds_of_its_classes(self):
+        # 24 rounds: 12 in 4 processes, and 12 more in 4 more for fast and
+        # its copy only (tools/run-benchmarks' more rounds).
+        whole = replay.make_run(self.folder, [FAST, slower(5), CHAIN], rounds=24, name="whole24")
+        parts = split_into_parts(whole, 8, self.folder, stages=2,
+                                 again=lambda name: "backend:chain/" not in name)
+        out = os.path.join(self.folder, "joined.json")
+        r = self.cli("join", *parts, "-o", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        joined, full = gbench.load_run(out), gbench.load_run(whole)
+        self.assertEqual([joined.context[k] for k in ("processes", "round_parts", "rounds",
+                                                      "stages")], ["8", "8", "24", "2"])
+        for name, b in full.benchmarks.items():
+            mine = joined.benchmarks[name]
+            if "backend:chain/" in name:
+                self.assertEqual(mine.indices, [i for i in b.indices if i < 12])
+            else:
+                self.assertEqual(mine.indices, b.indices)
+                self.assertEqual(mine.samples["time_ns"], b.samples["time_ns"])
+        said = self.cli("select", out).stdout
+        self.assertIn(" x 12 rounds in 4 processes, and 12 more in 4 more processes for the 2 "
+                      "whose classes had too few quiet (quiet in ", said)
+        self.assertIn("(2 of its 4 processes each; 4 of 8 for the classes run again)", said)
+        # Each benchmark's halves split where its own processes do.
+        context = joined.context
+        self.assertEqual(noise.halves(context, list(range(12)), list(range(12))),
+                         (list(range(6)), list(range(6, 12))))
+        self.assertEqual(noise.halves(context, list(range(24)), list(range(24))),
+                         (list(range(12)), list(range(12, 24))))
+        # A second stage stopped after its first process: the rest of its
+        # rounds are marked as not run, for its own benchmarks only.
+        r = self.cli("join", *parts[:5], "-o", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out, encoding="utf-8") as f:
+            entries = json.load(f)["benchmarks"]
+        never = {(b["name"].split("/")[1], int(b["name"].split("/round:")[1].split("/")[0]))
+                 for b in entries if b.get("error_occurred")}
+        self.assertEqual(never, {(backend, r) for backend in ("backend:fast",
+                                                             "backend:fast-slower5")
+                                 for r in range(16, 25)})
+        said = self.cli("select", out).stdout
+        self.assertTrue(said.startswith("INTERRUPTED"), said[:300])
+        self.assertIn("(of 8: the rest never ran)", said)
+        # A second stage of other rounds than twice the first's is not the run's.
+        with open(parts[5], encoding="utf-8") as f:
+            doc = json.load(f)
+        doc["context"]["rounds"] = "20"
+        with open(parts[5], "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        r = self.cli("join", *parts, "-o", out)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("its rounds '20' are not 2 x", r.stderr)
+
+    def test_classes_short_of_quiet_rounds_are_run_again_exactly(self):
+        # The replayed trace is 74% contended: fewer than half of the
+        # rounds are quiet for both backends of a pair.
+        joined = os.path.join(self.folder, "joined.json")
+        self.assertEqual(self.cli("join", *self.parts, "-o", joined).returncode, 0)
+        run = gbench.load_run(joined)
+        [(workload, quiet, rounds)] = topup.short_classes(run)
+        self.assertEqual(rounds, 12)
+        self.assertLess(quiet, 6)
+        more_rounds, more_parts, regex = topup.plan(run)
+        self.assertEqual((more_rounds, more_parts), (24, 8))
+        # The filter selects each benchmark by its whole name; a test-only
+        # slower copy comes with its original (the binary makes it from it).
+        for name in run.benchmarks:
+            self.assertEqual(bool(re.search(regex, name)), "-slower5" not in name, name)
+            self.assertFalse(re.search(regex, name.replace("size:16384", "size:1638")), name)
+            self.assertFalse(re.search(regex, name.replace("size:16384", "size:163840")), name)
+        fast = next(n for n in run.benchmarks if "backend:fast/" in n)
+        self.assertFalse(re.search(regex, fast.replace("backend:fast/", "backend:other/")))
+        printed = self.cli("top-up", joined).stdout.splitlines()
+        self.assertEqual(printed[:2], ["24 8", regex])
+        self.assertIn("1 of 1 classes had a pair of backends quiet together in fewer than 50% "
+                      "of the 12 rounds", printed[2])
+        # Nothing to run again where the pairs were quiet enough, nor for a
+        # run that was not in parts, nor for one already in two stages.
+        kept, topup.QUIET_SHARE = topup.QUIET_SHARE, quiet / rounds
+        try:
+            self.assertIsNone(topup.plan(run))
+        finally:
+            topup.QUIET_SHARE = kept
+        self.assertEqual(topup.short_classes(gbench.load_run(self.whole)), [])
+        self.assertEqual(self.cli("top-up", self.whole).stdout, "")
+        run.context["stages"] = "2"
+        self.assertEqual(topup.short_classes(run), [])
 
     def test_a_joined_run_merged_with_a_run_of_one_process_is_not_scaled(self):
         joined = os.path.join(self.folder, "joined.json")

@@ -29,7 +29,8 @@ import re
 from collections import OrderedDict
 
 from .answer import machine_key
-from .gbench import INTERRUPTED, ITERATIONS, ResultsError, parse_json, read_text, run_from_doc, shown
+from .gbench import (INTERRUPTED, ITERATIONS, ResultsError, parse_json, read_text, rounds_of,
+                     run_from_doc, shown)
 from .health import CONCURRENT
 
 MACHINE_FIELDS = ("host_name", "cpu_model", "num_cpus", "cpu_flags_in_use", "cpu_mask")
@@ -124,7 +125,7 @@ def merge(paths):
         sources += own_sources
     # How a run's rounds were spread over processes holds for the merged run
     # only where every input's were (noise.py scales such a run's floor).
-    for key in ("processes", "round_parts"):
+    for key in ("processes", "round_parts", "stages"):
         if key in context and len({doc["context"].get(key) for _, doc, _, _ in inputs}) > 1:
             displaced.append((owner[key], key, context.pop(key)))
     context["sources"] = str(len(sources))
@@ -143,20 +144,22 @@ ROUND = re.compile(r"/round:[0-9]+(?=/|$)")
 # The context keys that name a part's own record, replaced by the joined one's.
 PART_KEYS = ("round_part", "samples_run_id", "samples_file")
 # The parts of one run: one build and one invocation, but for --round-part.
+# (Their rounds: each stage's own, checked by stage.)
 ONE_RUN_KEYS = ("executable", "git_commit", "cryptobench_version", "cryptobench_suite", "design",
-                "rounds", "build_type", "inject_slower")
+                "build_type", "inject_slower")
 # Context keys whose value other than "none" warns (health.header, the
 # machine label): a part's warning is the joined run's.
 WARNING_KEYS = (CONCURRENT, "cores_usable", "cpu_affinity", "cpu_quota")
 
 
-def _never_ran(entries, missing, n, context):
+def _never_ran(entries, missing, n, rounds):
     """The entries of the rounds of parts that never ran (a run stopped
     between its processes), marked as the binary marks a round an
-    interruption skipped, so that the run reads as interrupted."""
+    interruption skipped, so that the run reads as interrupted: `entries`
+    the benchmarks their stage ran, part K of n holding rounds
+    (K-1)rounds/n + 1 to K rounds/n."""
     if not missing:
         return []
-    rounds = int(context["rounds"])
     first_of = OrderedDict()  # each benchmark's name and first entry (no round, no iterations)
     for e in entries:
         if e.get("run_type", "iteration") == "iteration":
@@ -216,9 +219,16 @@ def join_parts(paths, samples_name=None):
     own memory layout). (the document, the joined per-sample record's text or
     None). Parts are given in any order and joined in round order; the
     rounds of a part that never ran (an interrupted or failed run) are
-    marked as an interruption marks them (_never_ran). The context is the first part's, with `processes` (parts
-    joined) and `round_parts` (N); a value another part differs in is kept as
-    parts.<K>.<key>."""
+    marked as an interruption marks them (_never_ran).
+
+    A run may have stages (tools/run-benchmarks' more rounds for the classes
+    contention left short of quiet ones, topup.py): stage s of a run of N
+    parts and R rounds is parts (s-1)N+1 to sN of sN, of sR rounds (rounds
+    (s-1)R+1 to sR), of some of the first stage's benchmarks. The context is
+    the first part's, with `processes` (parts joined), `round_parts` and
+    `rounds` those of the last stage (a round's process is then found as in
+    one run of that many parts and rounds) and `stages` where there are
+    several; a value another part differs in is kept as parts.<K>.<key>."""
     if not paths:
         raise ResultsError("join takes the parts of one run")
     parts = {}
@@ -230,12 +240,19 @@ def join_parts(paths, samples_name=None):
             raise ResultsError(f"{path}: part {k} is also {parts[k][0]}: each part once")
         parts[k] = (path, doc, run, n)
     ordered = [parts[k] for k in sorted(parts)]
-    first_path, first_doc, first_run, n = ordered[0]
+    first_path, first_doc, first_run, n = min(ordered, key=lambda part: part[3])
     first = first_doc["context"]
-    for path, doc, run, their_n in ordered[1:]:
+    rounds = rounds_of(first_path, first)
+    stage_of = {}
+    for k, (path, doc, run, their_n) in sorted(parts.items()):
         context = doc["context"]
-        if their_n != n:
+        stage = their_n // n
+        if their_n % n or k <= (stage - 1) * n:
             raise ResultsError(f"{path}: a part of {their_n}, {first_path} of {n}: not one run")
+        if rounds_of(path, context) != stage * rounds:
+            raise ResultsError(f"{path}: its rounds '{shown(str(context.get('rounds')), 60)}' are "
+                               f"not {stage} x {first_path}'s {rounds}: not parts of one run")
+        stage_of[k] = stage
         if machine_key(run.context) != machine_key(first_run.context):
             field, theirs, ours = machine_difference(run.context, first_run.context) or ("?",) * 3
             raise ResultsError(f"{path}: another machine than {first_path} ({field} "
@@ -248,12 +265,16 @@ def join_parts(paths, samples_name=None):
     if any(r is None for r in records) and any(r is not None for r in records):
         path = ordered[[r is None for r in records].index(True)][0]
         raise ResultsError(f"{path}: has no per-sample record, and other parts have")
+    stages = max(stage_of.values())
     context = OrderedDict((k, v) for k, v in first.items() if k not in PART_KEYS)
     context["processes"] = str(len(ordered))
-    context["round_parts"] = str(n)
+    context["round_parts"] = str(stages * n)
+    context["rounds"] = str(stages * rounds)
+    if stages > 1:
+        context["stages"] = str(stages)
     for (path, doc, _, _), k in zip(ordered, sorted(parts)):
         for key, value in doc["context"].items():
-            if key not in PART_KEYS and key not in ("processes", "round_parts") and \
+            if key not in PART_KEYS and key not in ("processes", "round_parts", "rounds") and \
                     context.get(key) != value:
                 context[f"parts.{k}.{key}"] = value
                 # A warning any part raised is the run's (health.header reads it).
@@ -269,8 +290,11 @@ def join_parts(paths, samples_name=None):
         header = dict(records[0][0], run_id=run_id)
         text = json.dumps(header) + "\n" + "".join(line for _, lines in records for line in lines)
     benchmarks = [e for _, doc, _, _ in ordered for e in doc["benchmarks"]]
-    benchmarks += _never_ran(benchmarks, [k for k in range(1, n + 1) if k not in parts], n,
-                             first)
+    for stage in sorted(set(stage_of.values()) | {1}):
+        ran = [e for k, (_, doc, _, _) in sorted(parts.items()) if stage_of[k] == stage
+               for e in doc["benchmarks"]]
+        missing = [k for k in range((stage - 1) * n + 1, stage * n + 1) if k not in parts]
+        benchmarks += _never_ran(ran, missing, stage * n, stage * rounds)
     joined = {"context": context, "benchmarks": benchmarks}
     run_from_doc("the joined run", joined)  # what the tools will read must load
     return joined, text

@@ -94,8 +94,10 @@ class NoiseFloor:
     kinds: dict = field(default_factory=dict)
     pooled: list = field(default_factory=list)  # kinds with too few: no lower than value
     # processes: how many processes the run's rounds ran in (its halves hold
-    # half each); 0 or 1: one, or not known.
+    # half each); 0 or 1: one, or not known. stages: the run's stages
+    # (merge.join_parts), processes then its first stage's.
     processes: int = 0
+    stages: int = 1
 
     @property
     def measured(self):
@@ -115,8 +117,9 @@ class NoiseFloor:
                     "the repetitions ran back to back, so drift over minutes is not in it; "
                     "smaller margins count as ties")
         less = "by less"
-        each = (f" ({self.processes // 2} of its {self.processes} processes each)"
-                if self.processes > 1 else "")
+        each = (f" ({self.processes // 2} of its {self.processes} processes each"
+                + (f"; {self.processes} of {self.stages * self.processes} for the classes run "
+                   "again)" if self.stages > 1 else ")") if self.processes > 1 else "")
         halves = f"the early and late halves of the run{each}"
         if self.within == "margins" and len(self.kinds) > 1:
             floors = ", ".join(f"{100 * f.value:.1f}% ({kind_text(k)})"
@@ -163,11 +166,18 @@ def _late_over_early(run, benchmarks):
     return out
 
 
-def split_by_process(context):
+def split_by_process(context, last_round=0):
     """The round (0-based) the late half starts at where the run's rounds
     were spread over an even number of processes (part N/2 ends at round
-    R/2), so that no process is in both halves; else None."""
+    R/2), so that no process is in both halves; else None. A run in stages
+    (merge.join_parts: more rounds for some classes) splits a benchmark
+    whose rounds (0-based, up to last_round) end in stage s as a run of its
+    first s stages."""
     parts, rounds = _whole_number(context, "round_parts"), _whole_number(context, "rounds")
+    stages = _whole_number(context, "stages") or 1
+    if stages > 1 and parts % stages == 0 and rounds % stages == 0:
+        own = min(stages, last_round // (rounds // stages) + 1)
+        parts, rounds = parts // stages * own, rounds // stages * own
     return rounds // 2 if parts > 1 and parts % 2 == 0 and rounds >= parts else None
 
 
@@ -176,7 +186,7 @@ def halves(context, values, rounds=None):
     (split_by_process; `rounds` the values' 0-based rounds) with
     MIN_REPETITIONS or more on each side, else by count (the middle value of
     an odd count left out)."""
-    at = split_by_process(context) if rounds is not None else None
+    at = split_by_process(context, max(rounds, default=0)) if rounds is not None else None
     if at is not None:
         early = [v for r, v in zip(rounds, values) if r < at]
         late = [v for r, v in zip(rounds, values) if r >= at]
@@ -304,19 +314,22 @@ def noise_floor(run, within=""):
     if not changes:
         return NoiseFloor(math.nan, 0, run.repetitions)
     # The header names the halves' processes where they split by process.
-    processes = _whole_number(run.context, "round_parts") \
+    # (Of a run in stages, its first stage's: every benchmark's halves.)
+    stages = _whole_number(run.context, "stages") or 1
+    processes = _whole_number(run.context, "round_parts") // stages \
         if not only_back_to_back and split_by_process(run.context) is not None \
         and _processes(run.context) == _whole_number(run.context, "round_parts") else 0
     floor = NoiseFloor(stats.percentile(changes, QUANTILE), len(changes),
                        run.repetitions, left_out, only_back_to_back, measured_as, shift,
-                       processes=processes)
+                       processes=processes, stages=stages)
     for kind, items in sorted(kinds.items()):
         own = stats.percentile([c for _, c in items], QUANTILE)
         if len(items) < MIN_KIND_PAIRS or len({w for w, _ in items}) < MIN_KIND_WORKLOADS:
             own = max(own, floor.value)
             floor.pooled.append(kind)
         floor.kinds[kind] = NoiseFloor(own, len(items), run.repetitions, left_out, False,
-                                       measured_as, shift, processes=processes)
+                                       measured_as, shift, processes=processes,
+                                       stages=stages)
     return floor
 
 
@@ -329,7 +342,8 @@ def widened(floor, value):
     """The floor no lower than value, kind by kind too (compare: runs whose
     quiet conditions differ by that much)."""
     out = NoiseFloor(max(floor.value, value), floor.cells, floor.repetitions, floor.left_out,
-                     floor.back_to_back, floor.within, floor.shift, processes=floor.processes)
+                     floor.back_to_back, floor.within, floor.shift, processes=floor.processes,
+                     stages=floor.stages)
     out.pooled = list(floor.pooled)
     out.kinds = {k: widened(f, value) for k, f in floor.kinds.items()}
     return out
@@ -346,7 +360,8 @@ def combined(*floors):
                      sorted({b for f in floors for b in f.left_out}),
                      any(f.back_to_back for f in floors),
                      floors[0].within if len({f.within for f in floors}) == 1 else "",
-                     processes=min(f.processes for f in floors))
+                     processes=min(f.processes for f in floors),
+                     stages=max(f.stages for f in floors))
     if out.within != "margins":  # one run without a margins floor: one floor for all
         return out
     out.pooled = sorted({k for f in floors for k in f.pooled})

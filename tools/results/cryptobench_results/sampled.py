@@ -393,9 +393,20 @@ def size_text(run):
     sampling = getattr(run, "sampling", None)
     given = rounds = run.context.get("rounds")
     processes = run.context.get("processes")
+    stages = run.context.get("stages")
     if isinstance(processes, str) and processes.isdigit() and int(processes) > 1:
-        rounds = f"{rounds} rounds in {processes} processes"
         parts = run.context.get("round_parts")
+        if isinstance(stages, str) and stages.isdigit() and int(stages) > 1 and \
+                isinstance(given, str) and given.isdigit() and parts.isdigit():
+            # More rounds for the classes contention left short (topup.py).
+            first, first_parts = int(given) // int(stages), int(parts) // int(stages)
+            more = sum(1 for b in run.benchmarks.values()
+                       if max(b.indices + b.contended_indices, default=-1) >= first)
+            rounds = (f"{first} rounds in {first_parts} processes, and {int(given) - first} "
+                      f"more in {int(parts) - first_parts} more processes for the {more} whose "
+                      "classes had too few quiet")
+        else:
+            rounds = f"{rounds} rounds in {processes} processes"
         if parts != processes:  # an interrupted or failed run: its later parts never ran
             rounds += f" (of {parts}: the rest never ran)"
     else:
