@@ -751,6 +751,12 @@ class JoinPartsTest(unittest.TestCase):
                          (list(range(6)), list(range(6, 12))))
         self.assertEqual(noise.halves(context, list(range(24)), list(range(24))),
                          (list(range(12)), list(range(12, 24))))
+        # Quiet in 8 rounds of the first stage and 5 of the second: split
+        # where the stages do (by count it would be 6 and 6).
+        rounds = list(range(8)) + list(range(12, 17))
+        self.assertEqual(noise.halves(context, rounds, rounds), (rounds[:8], rounds[8:]))
+        rounds = list(range(4)) + list(range(6, 12))  # the first stage's alone: 4 and 6
+        self.assertEqual(noise.halves(context, rounds, rounds), (rounds[:4], rounds[4:]))
         # A second stage stopped after its first process: the rest of its
         # rounds are marked as not run, for its own benchmarks only.
         r = self.cli("join", *parts[:5], "-o", out)
@@ -805,6 +811,11 @@ class JoinPartsTest(unittest.TestCase):
             self.assertIsNone(topup.plan(run))
         finally:
             topup.QUIET_SHARE = kept
+        # A class one of whose backends was never quiet keeps its whole
+        # figures, every round counted (sampled.apply): it is short, quiet in 0.
+        for b in run.benchmarks.values():
+            b.indices, b.contention_included = list(range(12)), True
+        self.assertEqual(topup.short_classes(run), [(workload, 0, 12)])
         self.assertEqual(topup.short_classes(gbench.load_run(self.whole)), [])
         self.assertEqual(self.cli("top-up", self.whole).stdout, "")
         run.context["stages"] = "2"

@@ -397,7 +397,8 @@ def size_text(run):
     if isinstance(processes, str) and processes.isdigit() and int(processes) > 1:
         parts = run.context.get("round_parts")
         if isinstance(stages, str) and stages.isdigit() and int(stages) > 1 and \
-                isinstance(given, str) and given.isdigit() and parts.isdigit():
+                isinstance(given, str) and given.isdigit() and isinstance(parts, str) and \
+                parts.isdigit():
             # More rounds for the classes contention left short (topup.py).
             first, first_parts = int(given) // int(stages), int(parts) // int(stages)
             more = sum(1 for b in run.benchmarks.values()

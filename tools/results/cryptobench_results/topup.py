@@ -22,6 +22,7 @@ from . import sampled
 from .gbench import ResultsError
 
 QUIET_SHARE = 0.5
+MAX_REPETITIONS = 1000  # the binary's --benchmark_repetitions limit
 
 
 def quiet_share():
@@ -58,6 +59,10 @@ def short_classes(run):
     for workload, members in sorted(classes.items()):
         quiet = [len(set(x.indices) & set(y.indices))
                  for i, x in enumerate(members) for y in members[i + 1:]]
+        # A backend never quiet in the class: its figures kept whole, every
+        # round counted (sampled.apply), but quiet in none.
+        if any(b.contention_included for b in members):
+            quiet = [0] if len(members) > 1 else []
         if quiet and min(quiet) < share * rounds:
             out.append((workload, min(quiet), rounds))
     return out
@@ -73,7 +78,7 @@ def plan(run):
     --benchmark_filter=FILTER (the short classes' benchmarks, exactly); None
     when no class is short."""
     short = {w for w, _, _ in short_classes(run)}
-    if not short:
+    if not short or 2 * _whole(run.context, "rounds") > MAX_REPETITIONS:
         return None
     by_class = {}
     for b in run.benchmarks.values():
@@ -84,12 +89,16 @@ def plan(run):
     for workload, members in sorted(by_class.items()):
         found = re.search(r"(^|/)backend:[^/]*", members[0].name)
         before, after = members[0].name[:found.end(1)], members[0].name[found.end():]
-        backends = sorted(b.params["backend"] for b in members)
         # A test-only slower copy (--inject-slower) is made from its
-        # original: the original's name selects both.
-        backends = [x for x in backends if not re.search(r"-slower[0-9]+$", x)] or backends
+        # original: the original's name selects both (a copy alone: nothing).
+        backends = sorted(b.params["backend"] for b in members
+                          if not re.search(r"-slower[0-9]+$", b.params["backend"]))
+        if not backends:
+            continue
         patterns.append(f"{_escaped(before)}backend:(?:{'|'.join(map(_escaped, backends))})"
                         f"{_escaped(after)}")
+    if not patterns:
+        return None
     text = "^(?:" + "|".join(patterns) + ")$"
     if len(text) > 65536:  # the binary's limit (benchmarks/filter.h)
         raise ResultsError(f"the classes to run again make a filter of {len(text)} characters")
