@@ -9,9 +9,9 @@
 - The small real run's 8 rounds run in 8 processes (the default) and are
   joined: benchmark.json and samples.jsonl are the whole run, no part's file
   is left, and the answer's header says it. Its classes are made short of
-  quiet rounds (CRYPTOBENCH_TOP_UP_SHARE=2: every class, whatever the host
-  did), so they run for 8 more rounds in 8 more processes, a second stage
-  the join and the header take in.
+  quiet rounds (--top-up with CRYPTOBENCH_TOP_UP_SHARE=2: every class,
+  whatever the host did), so they run for 8 more rounds in 8 more
+  processes, a second stage the join and the header take in.
 - --baseline=gcrypt on a small real run: the answer's heading names it, every
   line gcrypt did not win says where gcrypt stands, none names openssl as the
   baseline, and selection.md and report.html say the same; console.txt and
@@ -59,7 +59,7 @@ def main():
         check(words in r.stderr, f"{args}: no '{words}' in {r.stderr!r}")
         check(os.listdir(work) == [], f"{args}: made {os.listdir(work)}")
 
-    r = subprocess.run([script, "--baseline=gcrypt", "--backends=openssl,gcrypt,nettle",
+    r = subprocess.run([script, "--top-up", "--baseline=gcrypt", "--backends=openssl,gcrypt,nettle",
                         "--benchmark_filter=op:(en|de)crypt/size:(64|1024|16384)/codec:none/"
                         "pool:on/key:cached/real_time/threads:1$",
                         "--benchmark_repetitions=8", "--benchmark_min_time=0.005"],
