@@ -5,8 +5,8 @@ backends were quiet in (answer.py). A neighbour that stays for seconds can
 leave a short run's class a handful of such rounds, or none: on the Zen 5 VM
 under the injected neighbour, 7 of 10 runs of a decision slice were 83-97%
 contended and their classes "untested", or ties too wide to decide a 3%
-margin. tools/run-benchmarks then runs those classes' benchmarks for as many
-rounds again, in as many processes, once: a second stage of the run
+margin. tools/run-benchmarks --top-up then runs those classes' benchmarks for
+as many rounds again, in as many processes, once: a second stage of the run
 (merge.join_parts), paired round by round as the first. A run takes at most
 twice its time, and only when its host was contended.
 
