@@ -833,6 +833,42 @@ class JoinPartsTest(unittest.TestCase):
         self.assertNotIn("processes", merged.context)
         self.assertEqual(merged.context["sources.1.processes"], "4")
 
+    def test_a_joined_run_merged_with_a_peers_run_keeps_its_processes(self):
+        # A run without rounds (the Java and Go peers' back-to-back
+        # repetitions) spreads none over processes: the merged run's
+        # header and floor keep the C++ run's processes and stages.
+        whole = replay.make_run(self.folder, [FAST, slower(5), CHAIN], rounds=24, name="whole24")
+        parts = split_into_parts(whole, 8, self.folder, stages=2,
+                                 again=lambda name: "backend:chain/" not in name)
+        joined = os.path.join(self.folder, "joined.json")
+        self.assertEqual(self.cli("join", *parts, "-o", joined).returncode, 0)
+        other = replay.make_run(self.folder, [("peer", 1200, "throughput")], rounds=12,
+                                name="peer")
+        with open(other, encoding="utf-8") as f:
+            doc = json.load(f)
+        for key in ("rounds", "design", "samples_file", "samples_run_id"):
+            doc["context"].pop(key, None)
+        doc["context"]["repetitions_interleaved"] = "false"
+        seen = {}
+        for entry in doc["benchmarks"]:
+            for field in ("name", "run_name"):
+                if field in entry:
+                    entry[field] = re.sub(r"/round:[0-9]+", "", entry[field])
+            entry["repetitions"] = 12
+            entry["repetition_index"] = seen.setdefault(entry["run_name"], 0)
+            seen[entry["run_name"]] += 1
+        with open(other, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        out = os.path.join(self.folder, "merged.json")
+        r = self.cli("merge", joined, other, "-o", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        merged = gbench.load_run(out)
+        self.assertEqual([merged.context.get(k) for k in ("processes", "round_parts", "stages")],
+                         ["8", "8", "2"])
+        said = self.cli("select", out).stdout
+        self.assertIn(" x 12 rounds in 4 processes, and 12 more in 4 more processes for the ",
+                      said)
+
     def test_a_warning_any_part_raised_is_the_runs(self):
         with open(self.parts[2], encoding="utf-8") as f:
             doc = json.load(f)

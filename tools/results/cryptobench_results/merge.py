@@ -124,9 +124,12 @@ def merge(paths):
                     displaced.append((number, key, value))
         sources += own_sources
     # How a run's rounds were spread over processes holds for the merged run
-    # only where every input's were (noise.py scales such a run's floor).
+    # only where every input measured in rounds spread them alike (noise.py
+    # splits the floor's halves by it); an input without rounds (the Java
+    # and Go peers' back-to-back repetitions) has none to spread.
+    in_rounds = [doc["context"] for _, doc, _, _ in inputs if "rounds" in doc["context"]]
     for key in ("processes", "round_parts", "stages"):
-        if key in context and len({doc["context"].get(key) for _, doc, _, _ in inputs}) > 1:
+        if key in context and len({c.get(key) for c in in_rounds}) > 1:
             displaced.append((owner[key], key, context.pop(key)))
     context["sources"] = str(len(sources))
     for n, record in enumerate(sources, 1):
