@@ -1,0 +1,180 @@
+#!/usr/bin/python3
+"""What a run's noise floor is made of (the figures in README.md beside this).
+
+  /usr/bin/python3 analysis.py anatomy RUN.json [...]   per kind at 1 thread: the floor
+      with other estimators of a half's margin; a margin's round-to-round and
+      process-to-process spread; the backends in the pairs that set the floor
+  /usr/bin/python3 analysis.py within RUN.json          a round's own sampling noise:
+      each loop's quiet samples split odd/even, each half's figure as sampled.py forms it
+  /usr/bin/python3 analysis.py pairs DIR COUNT          noise-campaign --only=processes
+      runs in DIR with COUNT processes: each A/A pair's floors, contended shares and
+      the 95th percentile of its margins' change between the two runs
+
+RUN.json: a run's benchmark.json with its samples.jsonl beside it (tools/run-benchmarks
+writes both). Reads the runs through tools/results, as the answer does."""
+import itertools
+import math
+import os
+import sys
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(ROOT, "tools", "results"))
+from cryptobench_results import gbench, noise, sampled, scenarios, stats  # noqa: E402
+
+
+def hodges_lehmann(xs):
+    xs = np.asarray(xs)
+    walsh = (xs[:, None] + xs[None, :]) / 2
+    return float(np.median(walsh[np.triu_indices(len(xs))]))
+
+
+def classes(run):
+    out = {}
+    for b in run.benchmarks.values():
+        if not b.error:
+            out.setdefault(sampled.workload_of(b.name), []).append(b)
+    return out
+
+
+def log_ratios(x, y):
+    """[(round, log(x / y))] over the rounds both have quiet figures."""
+    xs, ys = scenarios.of(x).figures(x), scenarios.of(y).figures(y)
+    if len(xs) != len(x.indices) or len(ys) != len(y.indices):
+        return []
+    by_round = dict(zip(y.indices, ys))
+    return [(r, math.log(v / by_round[r])) for v, r in zip(xs, x.indices)
+            if r in by_round and by_round[r] > 0]
+
+
+def anatomy(path):
+    run = gbench.load_run(path)
+    rounds, parts = int(run.context["rounds"]), int(run.context.get("round_parts", "1"))
+    at = rounds // 2
+    estimators = {"median (the answer's)": np.median, "Hodges-Lehmann": hodges_lehmann,
+                  "median of each process's median": None}
+    changes = {}
+    spread = {}
+    for members in classes(run).values():
+        for x, y in itertools.combinations(members, 2):
+            kind = noise.kind_of(x)
+            if kind[1] != 1:
+                continue
+            points = log_ratios(x, y)
+            early = [(r, v) for r, v in points if r < at]
+            late = [(r, v) for r, v in points if r >= at]
+            if min(len(early), len(late)) < noise.MIN_REPETITIONS:
+                continue
+            for name, f in estimators.items():
+                def est(half):
+                    if f is not None:
+                        return f([v for _, v in half])
+                    by = {}
+                    for r, v in half:
+                        by.setdefault(r * parts // rounds, []).append(v)
+                    return float(np.median([np.median(vs) for vs in by.values()]))
+                changes.setdefault(kind, {}).setdefault(name, []).append(
+                    (abs(est(late) - est(early)), x.params["backend"], y.params["backend"],
+                     min(len(early), len(late))))
+            by = {}
+            for r, v in points:
+                by.setdefault(r * parts // rounds, []).append(v)
+            groups = [vs for vs in by.values() if len(vs) >= 2]
+            if len(groups) >= 4:
+                spread.setdefault(kind, []).append(
+                    (np.mean([np.var(g, ddof=1) for g in groups]),
+                     np.var([np.mean(g) for g in groups], ddof=1)))
+    print(f"{path}: {rounds} rounds in {parts} processes; "
+          f"{100 * run.sampling.contended_share:.0f}% contended")
+    for kind in sorted(changes):
+        print(f"  {noise.kind_text(kind)} ({len(changes[kind]['median (the answer' + chr(39) + 's)'])} pairs): "
+              "floor (95th percentile of a margin's change between the halves) with "
+              + ", ".join(f"{name} {100 * math.expm1(np.percentile([c[0] for c in v], 95)):.2f}%"
+                          for name, v in changes[kind].items()))
+        base = changes[kind]["median (the answer's)"]
+        values = [c[0] for c in base]
+        print(f"    the change's median {100 * math.expm1(np.median(values)):.2f}% against its "
+              f"95th percentile {100 * math.expm1(np.percentile(values, 95)):.2f}%")
+        if kind in spread:
+            within = np.median([w for w, _ in spread[kind]])
+            between = np.median([b for _, b in spread[kind]])
+            per = rounds / parts
+            print(f"    a pair's round-to-round spread in one process {100 * math.sqrt(within):.2f}% "
+                  f"(median over pairs); its processes' means spread {100 * math.sqrt(between):.2f}%, "
+                  f"{100 * math.sqrt(within / per):.2f}% expected from the rounds alone")
+        top = sorted(base, reverse=True)[:max(1, len(base) // 20)]
+        counts = {}
+        for _, a, b, _ in top:
+            for backend in (a, b):
+                counts[backend] = counts.get(backend, 0) + 1
+        named = sorted(counts.items(), key=lambda kv: -kv[1])[:4]
+        print(f"    the {len(top)} pairs above the 95th percentile name: "
+              + ", ".join(f"{b} {n}" for b, n in named))
+        for backend, _ in named[:2]:
+            rest = [c[0] for c in base if backend not in (c[1], c[2])]
+            print(f"      without {backend}: {100 * math.expm1(np.percentile(rest, 95)):.2f}%")
+
+
+def within(path):
+    halves = []
+    original = sampled._loop_figures
+
+    def loop_figures(loop, limit, sampling, target_ns):
+        figures = original(loop, limit, sampling, target_ns)
+        s, p = loop["samples"], loop["probes"]
+        if loop["threads"] == 1 and "grid/" in loop["name"] and s.shape[0] \
+                and p.shape[0] == s.shape[0] + 1 and len(limit):
+            ns, iterations = s[:, 1], s[:, 2]
+            per = ns / iterations
+            calm = (p <= np.asarray(limit[:p.shape[1]])).all(axis=1)
+            quiet = np.where((ns >= sampled.SHORT_SAMPLE * target_ns) & calm[:-1] & calm[1:])[0]
+            if len(quiet) >= 8:
+                def level(idx):
+                    band = idx[per[idx] <= np.percentile(per[idx], sampled.BAND_ANCHOR)
+                               * (1 + sampled.QUIET_BAND)]
+                    return ns[band].sum() / iterations[band].sum()
+                halves.append(math.log(level(quiet[0::2]) / level(quiet[1::2])))
+        return figures
+    sampled._loop_figures = loop_figures
+    gbench.load_run(path)
+    sampled._loop_figures = original
+    d = np.array(halves)
+    robust = 1.4826 * np.median(np.abs(d - np.median(d)))
+    print(f"{path}: {len(d)} loops of the grid at 1 thread with 8 or more quiet samples; "
+          f"odd against even samples' figures differ by {100 * d.std():.2f}% (sd; "
+          f"{100 * robust:.2f}% from the MAD): a whole loop's figure about half that")
+
+
+def pairs(folder, count):
+    for p in range(5):
+        try:
+            a, b = (gbench.load_run(os.path.join(folder, f"k{count}-aa{p}{side}-0.json"))
+                    for side in "ab")
+        except (OSError, gbench.ResultsError):
+            continue
+        ma, mb = ({(w, x.params["backend"], y.params["backend"]): stats.median(
+            [math.exp(v) for _, v in log_ratios(x, y)])
+            for w, members in classes(r).items()
+            for x, y in itertools.combinations(sorted(members, key=lambda m: m.params["backend"]), 2)
+            if len(log_ratios(x, y)) >= noise.MIN_REPETITIONS} for r in (a, b))
+        changed = [noise.apart(ma[k] / mb[k]) for k in ma if k in mb]
+        floors = [noise.noise_floor(r, "margins").value for r in (a, b)]
+        print(f"  pair {p}: floors {100 * floors[0]:.2f}% {100 * floors[1]:.2f}%; contended "
+              f"{100 * a.sampling.contended_share:.0f}% {100 * b.sampling.contended_share:.0f}%; "
+              f"{len(changed)} margins, their change between the runs "
+              + (f"{100 * np.percentile(changed, 95):.2f}% (95th percentile)" if changed else "-"))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3 or sys.argv[1] not in ("anatomy", "within", "pairs"):
+        print(__doc__, file=sys.stderr if len(sys.argv) > 1 and sys.argv[1] not in ("-h", "--help")
+              else sys.stdout)
+        sys.exit(0 if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help") else 2)
+    if sys.argv[1] == "anatomy":
+        for path in sys.argv[2:]:
+            anatomy(path)
+    elif sys.argv[1] == "within":
+        within(sys.argv[2])
+    else:
+        pairs(sys.argv[2], sys.argv[3])
