@@ -9,9 +9,15 @@
   /usr/bin/python3 analysis.py pairs DIR COUNT          noise-campaign --only=processes
       runs in DIR with COUNT processes: each A/A pair's floors, contended shares and
       the 95th percentile of its margins' change between the two runs
+  /usr/bin/python3 analysis.py coverage K A.json B.json [A.json B.json ...]   A/A pairs of
+      runs: how many margins' change between the two runs stays within the floor, today's
+      (the kind's) and a floor per backend (a backend whose pairs' median change is over
+      K times the kind's typical backend's is judged by its own pairs' 95th percentile,
+      every other pair by the 95th percentile of the pairs without such backends)
 
 RUN.json: a run's benchmark.json with its samples.jsonl beside it (tools/run-benchmarks
 writes both). Reads the runs through tools/results, as the answer does."""
+import collections
 import itertools
 import math
 import os
@@ -166,8 +172,67 @@ def pairs(folder, count):
               + (f"{100 * np.percentile(changed, 95):.2f}% (95th percentile)" if changed else "-"))
 
 
+def per_backend_floors(run, k):
+    """kind -> (the floor of the pairs without unstable backends, backend -> its own floor)."""
+    floor = noise.noise_floor(run, "margins")
+    changes = collections.defaultdict(list)
+    for members in classes(run).values():
+        for x, y in itertools.combinations(members, 2):
+            c = noise._paired_change(run, x, y)
+            if c is not None:
+                changes[noise.kind_of(x)].append((x.params["backend"], y.params["backend"], c))
+    out = {}
+    for kind, items in changes.items():
+        per = collections.defaultdict(list)
+        for x, y, c in items:
+            per[x].append(c)
+            per[y].append(c)
+        typical = np.median([np.median(v) for v in per.values()])
+        unstable = {b for b, v in per.items() if np.median(v) > k * typical}
+        steady = [c for x, y, c in items if x not in unstable and y not in unstable]
+        out[kind] = (stats.percentile(steady, 95) if len(steady) >= noise.MIN_PAIRS
+                     else floor.of(kind).value,
+                     {b: stats.percentile([c for x, y, c in items if b in (x, y)], 95)
+                      for b in unstable})
+    return floor, out
+
+
+def coverage(k, paths):
+    within_today = within_new = n = 0
+    today, new, named = [], [], collections.Counter()
+    for pa, pb in zip(paths[0::2], paths[1::2]):
+        a, b = gbench.load_run(pa), gbench.load_run(pb)
+        floors = [per_backend_floors(r, k) for r in (a, b)]
+        margin = [{(w, x.params["backend"], y.params["backend"]): (stats.median(
+            [math.exp(v) for _, v in log_ratios(x, y)]), noise.kind_of(x))
+            for w, members in classes(r).items()
+            for x, y in itertools.combinations(sorted(members, key=lambda m: m.params["backend"]), 2)
+            if len(log_ratios(x, y)) >= noise.MIN_REPETITIONS} for r in (a, b)]
+        for _, by_kind in floors:
+            for _, own in by_kind.values():
+                named.update(own.keys())
+        for key, (m, kind) in margin[0].items():
+            if key not in margin[1]:
+                continue
+            change = noise.apart(m / margin[1][key][0])
+            old = max(f.of(kind).value for f, _ in floors)
+            mine = max(max([by_kind.get(kind, (f.of(kind).value, {}))[0]]
+                           + [by_kind.get(kind, (0, {}))[1].get(b, 0) for b in key[1:]])
+                       for f, by_kind in floors)
+            n += 1
+            within_today += change <= old
+            within_new += change <= mine
+            today.append(old)
+            new.append(mine)
+    print(f"{len(paths) // 2} A/A pairs, {n} margins: within today's floor {100 * within_today / n:.1f}% "
+          f"(median floor {100 * np.median(today):.2f}%); within a floor per backend (K={k:g}) "
+          f"{100 * within_new / n:.1f}% (median {100 * np.median(new):.2f}%, 25th percentile "
+          f"{100 * np.percentile(new, 25):.2f}%); backends judged by their own: "
+          + (", ".join(f"{b} {c}" for b, c in named.most_common()) or "none"))
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 3 or sys.argv[1] not in ("anatomy", "within", "pairs"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("anatomy", "within", "pairs", "coverage"):
         print(__doc__, file=sys.stderr if len(sys.argv) > 1 and sys.argv[1] not in ("-h", "--help")
               else sys.stdout)
         sys.exit(0 if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help") else 2)
@@ -176,5 +241,7 @@ if __name__ == "__main__":
             anatomy(path)
     elif sys.argv[1] == "within":
         within(sys.argv[2])
-    else:
+    elif sys.argv[1] == "pairs":
         pairs(sys.argv[2], sys.argv[3])
+    else:
+        coverage(float(sys.argv[2]), sys.argv[3:])
