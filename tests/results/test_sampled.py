@@ -21,7 +21,8 @@ sys.path.insert(0, TOOLS)
 sys.path.insert(0, HERE)
 
 import replay  # noqa: E402
-from cryptobench_results import answer, compare, gbench, noise, sampled, stats, topup  # noqa: E402
+from cryptobench_results import answer, compare, gbench, health, noise  # noqa: E402
+from cryptobench_results import sampled, stats, topup  # noqa: E402
 
 CLI = os.path.join(TOOLS, "cryptobench-results")
 FAST = ("fast", 1000, "throughput")
@@ -238,6 +239,16 @@ class RecordTest(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertTrue(out.stdout.startswith("CONTENDED: 1 benchmark of fast-slower5 ran beside a "
                                               "noisy neighbour in every round"), out.stdout[:300])
+        first = out.stdout.splitlines()[0]
+        self.assertTrue(first.endswith("(whole loops); run more rounds for quiet figures"), first)
+        # What to run says the second stage where the run could have had one.
+        for context, said in (({"round_parts": "8"}, "run more rounds for quiet figures "
+                               "(tools/run-benchmarks --top-up runs the classes contention left "
+                               "short again)"),
+                              ({"round_parts": "16", "stages": "2"}, "even its second stage of "
+                               "rounds had none quiet: run again in a quieter spell or with more "
+                               "rounds")):
+            self.assertEqual(health._more_rounds(context), said)
 
     def test_untested_says_contention_left_too_few_quiet_rounds(self):
         # 8 rounds ran, enough for the sign test; contention in 5 of them
