@@ -54,11 +54,24 @@ def log_ratios(x, y):
             if r in by_round and by_round[r] > 0]
 
 
+def margins(run):
+    """(workload, backend, backend) -> (the answer's margin, the pair's kind)."""
+    out = {}
+    for w, members in classes(run).items():
+        for x, y in itertools.combinations(sorted(members, key=lambda m: m.params["backend"]), 2):
+            points = log_ratios(x, y)
+            if len(points) >= noise.MIN_REPETITIONS:
+                out[(w, x.params["backend"], y.params["backend"])] = (
+                    stats.median([math.exp(v) for _, v in points]), noise.kind_of(x))
+    return out
+
+
 def anatomy(path):
     run = gbench.load_run(path)
     rounds, parts = int(run.context["rounds"]), int(run.context.get("round_parts", "1"))
     at = rounds // 2
-    estimators = {"median (the answer's)": np.median, "Hodges-Lehmann": hodges_lehmann,
+    answers = "median (the answer's)"
+    estimators = {answers: np.median, "Hodges-Lehmann": hodges_lehmann,
                   "median of each process's median": None}
     changes = {}
     spread = {}
@@ -81,8 +94,7 @@ def anatomy(path):
                         by.setdefault(r * parts // rounds, []).append(v)
                     return float(np.median([np.median(vs) for vs in by.values()]))
                 changes.setdefault(kind, {}).setdefault(name, []).append(
-                    (abs(est(late) - est(early)), x.params["backend"], y.params["backend"],
-                     min(len(early), len(late))))
+                    (abs(est(late) - est(early)), x.params["backend"], y.params["backend"]))
             by = {}
             for r, v in points:
                 by.setdefault(r * parts // rounds, []).append(v)
@@ -94,11 +106,11 @@ def anatomy(path):
     print(f"{path}: {rounds} rounds in {parts} processes; "
           f"{100 * run.sampling.contended_share:.0f}% contended")
     for kind in sorted(changes):
-        print(f"  {noise.kind_text(kind)} ({len(changes[kind]['median (the answer' + chr(39) + 's)'])} pairs): "
+        print(f"  {noise.kind_text(kind)} ({len(changes[kind][answers])} pairs): "
               "floor (95th percentile of a margin's change between the halves) with "
               + ", ".join(f"{name} {100 * math.expm1(np.percentile([c[0] for c in v], 95)):.2f}%"
                           for name, v in changes[kind].items()))
-        base = changes[kind]["median (the answer's)"]
+        base = changes[kind][answers]
         values = [c[0] for c in base]
         print(f"    the change's median {100 * math.expm1(np.median(values)):.2f}% against its "
               f"95th percentile {100 * math.expm1(np.percentile(values, 95)):.2f}%")
@@ -111,7 +123,7 @@ def anatomy(path):
                   f"{100 * math.sqrt(within / per):.2f}% expected from the rounds alone")
         top = sorted(base, reverse=True)[:max(1, len(base) // 20)]
         counts = {}
-        for _, a, b, _ in top:
+        for _, a, b in top:
             for backend in (a, b):
                 counts[backend] = counts.get(backend, 0) + 1
         named = sorted(counts.items(), key=lambda kv: -kv[1])[:4]
@@ -159,12 +171,8 @@ def pairs(folder, count):
                     for side in "ab")
         except (OSError, gbench.ResultsError):
             continue
-        ma, mb = ({(w, x.params["backend"], y.params["backend"]): stats.median(
-            [math.exp(v) for _, v in log_ratios(x, y)])
-            for w, members in classes(r).items()
-            for x, y in itertools.combinations(sorted(members, key=lambda m: m.params["backend"]), 2)
-            if len(log_ratios(x, y)) >= noise.MIN_REPETITIONS} for r in (a, b))
-        changed = [noise.apart(ma[k] / mb[k]) for k in ma if k in mb]
+        ma, mb = margins(a), margins(b)
+        changed = [noise.apart(ma[k][0] / mb[k][0]) for k in ma if k in mb]
         floors = [noise.noise_floor(r, "margins").value for r in (a, b)]
         print(f"  pair {p}: floors {100 * floors[0]:.2f}% {100 * floors[1]:.2f}%; contended "
               f"{100 * a.sampling.contended_share:.0f}% {100 * b.sampling.contended_share:.0f}%; "
@@ -203,11 +211,7 @@ def coverage(k, paths):
     for pa, pb in zip(paths[0::2], paths[1::2]):
         a, b = gbench.load_run(pa), gbench.load_run(pb)
         floors = [per_backend_floors(r, k) for r in (a, b)]
-        margin = [{(w, x.params["backend"], y.params["backend"]): (stats.median(
-            [math.exp(v) for _, v in log_ratios(x, y)]), noise.kind_of(x))
-            for w, members in classes(r).items()
-            for x, y in itertools.combinations(sorted(members, key=lambda m: m.params["backend"]), 2)
-            if len(log_ratios(x, y)) >= noise.MIN_REPETITIONS} for r in (a, b)]
+        margin = [margins(r) for r in (a, b)]
         for _, by_kind in floors:
             for _, own in by_kind.values():
                 named.update(own.keys())
