@@ -30,7 +30,7 @@ void add_slower_twins(std::vector<Planned>& plan, const std::string& backend, in
     Cell twin = plan[k].cell;
     twin.backend += "-slower" + std::to_string(percent);
     storage.push_back(*plan[k].setup);
-    storage.back().extra_work = percent / 100.0;
+    storage.back().extra_percent = percent;
     plan.push_back({twin, &storage.back()});
   }
 }

@@ -20,9 +20,9 @@ struct CellSetup {
   int cores;
   bool inject_verify_fault;
   bool inject_tag_fault;  // GCM decrypt: open a message whose tag is wrong
-  // extra_work: a test-only slower copy of a backend (--inject-slower) runs
-  // this fraction of its operations twice (0.03: 3% more work).
-  double extra_work = 0;
+  // extra_percent: a test-only slower copy of a backend (--inject-slower)
+  // runs this many of every 100 operations twice (3: 3% more work).
+  int extra_percent = 0;
   // clock_samples: 0.25 ms core-clock samples before and after each loop.
   int clock_samples = 9;
   // calibrated: the loop's iterations were set beforehand (the paired

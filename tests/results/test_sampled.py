@@ -87,7 +87,10 @@ class ReplayTest(unittest.TestCase):
         b = run.benchmarks["grid/backend:fast/cipher:aes-128-ctr/op:encrypt/size:16384/codec:none/"
                            "pool:on/key:cached/real_time/threads:1"]
         ns = stats.median(b.samples["time_ns"])
-        self.assertAlmostEqual(ns, 1000, delta=15)  # the trace's quiet level is its 5th percentile
+        # The trace's quiet level is its 5th percentile; the band keeps quiet
+        # samples up to 20% over their quartile, and the trace's faint bumps
+        # among them lift the figure by about 1.5%.
+        self.assertAlmostEqual(ns, 1000, delta=20)
         raw = stats.median(b.raw_samples["time_ns"])
         self.assertGreater(raw, 1200)                # whole loops: mostly contended
 
@@ -248,7 +251,7 @@ class RecordTest(unittest.TestCase):
                               ({"round_parts": "16", "stages": "2"}, "even its second stage of "
                                "rounds had none quiet: run again in a quieter spell or with more "
                                "rounds")):
-            self.assertEqual(health._more_rounds(context), said)
+            self.assertEqual(health.more_rounds(context), said)
 
     def test_untested_says_contention_left_too_few_quiet_rounds(self):
         # 8 rounds ran, enough for the sign test; contention in 5 of them
@@ -268,9 +271,24 @@ class RecordTest(unittest.TestCase):
                         r.untested_why)
         out = self.cli("select", self.path)
         self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertIn("untested (only 3 of 8 rounds quiet for both: the host was contended",
+        self.assertIn("untested (only 3 of 8 rounds quiet for both: the host was contended)",
                       out.stdout)
         self.assertNotIn("run 6 or more", out.stdout)
+        # The answer says first what to run for them, where the run could have
+        # a second stage (tools/run-benchmarks --top-up) and where it had one.
+        self.assertTrue(out.stdout.startswith(
+            "UNTESTED: 1 of the 1 answers below had too few rounds quiet (the host was "
+            "contended) to test their margin; run more rounds for quiet figures\n"),
+            out.stdout[:300])
+        run = gbench.load_run(self.path)
+        for context, said in (({"round_parts": "8"}, "tools/run-benchmarks --top-up runs the "
+                               "classes contention left short again"),
+                              ({"round_parts": "16", "stages": "2"}, "a second stage of rounds "
+                               "ran and still left them short: run again in a quieter spell")):
+            run.context.update(context)
+            status = answer.answer(run).status
+            self.assertEqual(len(status), 1, status)
+            self.assertIn(said, status[0])
 
     def test_untested_with_too_few_rounds_asks_for_more(self):
         folder = tempfile.mkdtemp()
@@ -298,7 +316,7 @@ class RecordTest(unittest.TestCase):
 
 
 class QuietLevelTest(unittest.TestCase):
-    """A round's quiet figure: its quiet samples at most 10% slower than
+    """A round's quiet figure: its quiet samples at most 20% slower than
     their first quartile, as one rate; uneven work at the scale of a sample
     is kept, a faint neighbour's slow samples are not."""
 
@@ -319,16 +337,26 @@ class QuietLevelTest(unittest.TestCase):
         _, level, _ = self.figures([1000, 1000, 1080] * 6)
         self.assertAlmostEqual(level, 1026.7, delta=0.5)
 
+    def test_a_stall_every_loop_has_is_kept_alike(self):
+        # The Zen 5 VM's host stalls the vCPU about 20 us a millisecond: a
+        # quarter of the samples read 9% slow in every loop. A copy doing
+        # 2.5% more work (an extra operation in every other sample) has the
+        # stall on top of its extra operation in some samples (14.5%): a
+        # 10% band cut those and read the copy 0.6% faster.
+        _, original, _ = self.figures([1000, 1000, 1000, 1090] * 5)
+        _, copy, _ = self.figures([1000, 1050, 1000, 1050 * 1.09] * 5)
+        self.assertAlmostEqual(copy / original, 1.025, delta=0.002)
+
     def test_a_faint_neighbours_slow_samples_are_left_out(self):
-        # Four of ten quiet samples slowed 12-30% by what the probes could not
-        # see: the median sample (1002) and the mean (1086) both move.
-        _, level, _ = self.figures([1000, 1300, 1002, 1120, 1001, 1250, 999, 1140, 1003, 1001])
+        # Four of ten quiet samples slowed 25-40% by what the probes could not
+        # see: the median sample (1002) and the mean (1124) both move.
+        _, level, _ = self.figures([1000, 1300, 1002, 1250, 1001, 1400, 999, 1280, 1003, 1001])
         self.assertAlmostEqual(level, 1001, delta=1)
 
     def test_the_band_starts_from_the_quartile_not_the_middle(self):
-        # Six of ten quiet samples slowed 15-30%: the middle is among them,
+        # Six of ten quiet samples slowed 25-40%: the middle is among them,
         # the first quartile is not.
-        _, level, _ = self.figures([1000, 1150, 1001, 1200, 1250, 1002, 1300, 1180, 1003, 1220])
+        _, level, _ = self.figures([1000, 1250, 1001, 1300, 1350, 1002, 1400, 1280, 1003, 1320])
         self.assertAlmostEqual(level, 1001.5, delta=1)
 
     def test_the_figure_does_not_follow_the_number_of_quiet_samples(self):

@@ -260,6 +260,23 @@ def rounds_run(b):
     return len(raw) if raw is not None else len(b.indices)
 
 
+CONTENDED_ONLY = "only"  # how untested_reason starts where contention left too few quiet
+
+
+def untested_for_contention(a):
+    """The status line when contention left some of the answer's lines
+    untested: how many, and what to run for them (health.more_rounds)."""
+    short = [s for s in a.sentences
+             if s.first.verdict == "untested" and s.first.untested_why.startswith(CONTENDED_ONLY)]
+    if not short:
+        return []
+    hint = "more rounds, as above, would test them" if any(
+        line.startswith("CONTENDED:") for line in a.status) else \
+        health.more_rounds(a.run.context, none_quiet=False)
+    return [f"UNTESTED: {len(short)} of the {len(a.sentences)} answers below had too few rounds "
+            f"quiet (the host was contended) to test their margin; {hint}"]
+
+
 def untested_reason(used, ran, alpha, paired):
     """Why a pair had too few figures for its test: 'too few repetitions: run 6
     or more', or, when enough ran but contention left too few quiet ones,
@@ -269,8 +286,7 @@ def untested_reason(used, ran, alpha, paired):
         least += 1
     if ran >= least > used:
         what = "rounds quiet for both" if paired else "repetitions quiet"
-        return (f"only {used} of {ran} {what}: the host was contended; run again "
-                f"in a quieter spell or with more repetitions")
+        return f"{CONTENDED_ONLY} {used} of {ran} {what}: the host was contended"
     return f"too few repetitions: run {least} or more"
 
 
@@ -1123,12 +1139,14 @@ def answer(run, mix_spec="tls-records", alpha=0.05, baseline=None):
     mix_name, mix = costmodel.load_mix(mix_spec)
     sentences = merge(results)
     describe_in_user_terms(run, sentences, shown_baseline, floor, alpha)
-    return Answer(run, machine_label(run.context), floor, results, sentences, headroom(run),
+    a = Answer(run, machine_label(run.context), floor, results, sentences, headroom(run),
                   fit_list, mix_name, mix,
                   mix_verdicts(run, fit_list, mix, floor, alpha, shown_baseline or ""),
                   shown_baseline or "", baseline or DEFAULT_BASELINE,
                   list(unranked_classes(run).values()), unfitted, status,
                   contention.findings(run, results))
+    a.status = a.status + untested_for_contention(a)
+    return a
 
 
 def unfitted_lines(a):

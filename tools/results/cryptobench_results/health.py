@@ -87,7 +87,7 @@ def header(run):
                      f"{lacking} ran beside a noisy neighbour in every round: in "
                      f"{'those' if workloads > 1 else 'that'} {workloads} "
                      f"workload{'s' if workloads > 1 else ''}, every backend's figure includes "
-                     f"the neighbour's time (whole loops); {_more_rounds(run.context)}")
+                     f"the neighbour's time (whole loops); {more_rounds(run.context)}")
     lines += path_mismatches(run)
     concurrent = run.context.get(CONCURRENT)
     if isinstance(concurrent, str) and concurrent and concurrent != "none":
@@ -202,13 +202,16 @@ def path_mismatches(run):
     return list(out.values())
 
 
-def _more_rounds(context):
+def more_rounds(context, none_quiet=True):
     """What to run for quiet figures: the second stage where the run could
-    have had one (a run in processes, tools/run-benchmarks --top-up)."""
+    have had one (a run in processes, tools/run-benchmarks --top-up).
+    none_quiet: said of benchmarks with no quiet round at all (else of
+    classes with too few)."""
     stages, parts = context.get("stages"), context.get("round_parts")
     if isinstance(stages, str) and stages.isdigit() and int(stages) > 1:
-        return ("even its second stage of rounds had none quiet: run again in a quieter spell "
-                "or with more rounds")
+        return (("even its second stage of rounds had none quiet" if none_quiet else
+                 "a second stage of rounds ran and still left them short") +
+                ": run again in a quieter spell or with more rounds")
     if isinstance(parts, str) and parts.isdigit() and int(parts) > 1:
         return ("run more rounds for quiet figures (tools/run-benchmarks --top-up runs the "
                 "classes contention left short again)")
