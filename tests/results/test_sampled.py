@@ -22,7 +22,7 @@ sys.path.insert(0, HERE)
 
 import replay  # noqa: E402
 from cryptobench_results import answer, compare, gbench, health, noise  # noqa: E402
-from cryptobench_results import sampled, stats, topup  # noqa: E402
+from cryptobench_results import report, sampled, stats, topup  # noqa: E402
 
 CLI = os.path.join(TOOLS, "cryptobench-results")
 FAST = ("fast", 1000, "throughput")
@@ -246,8 +246,8 @@ class RecordTest(unittest.TestCase):
         self.assertTrue(first.endswith("(whole loops); run more rounds for quiet figures"), first)
         # What to run says the second stage where the run could have had one.
         for context, said in (({"round_parts": "8"}, "run more rounds for quiet figures "
-                               "(tools/run-benchmarks --top-up runs the classes contention left "
-                               "short again)"),
+                               "(a new run with tools/run-benchmarks --top-up runs the classes "
+                               "contention leaves short again)"),
                               ({"round_parts": "16", "stages": "2"}, "even its second stage of "
                                "rounds had none quiet: run again in a quieter spell or with more "
                                "rounds")):
@@ -280,9 +280,13 @@ class RecordTest(unittest.TestCase):
             "UNTESTED: 1 of the 1 answers below had too few rounds quiet (the host was "
             "contended) to test their margin; run more rounds for quiet figures\n"),
             out.stdout[:300])
+        # The report says it first too (the line untested says only why).
+        html = report.render([gbench.load_run(self.path)])
+        self.assertIn("UNTESTED: 1 of the 1 answers below had too few rounds quiet", html)
+        self.assertLess(html.index("UNTESTED:"), html.index("untested: only 3 of 8"))
         run = gbench.load_run(self.path)
         for context, said in (({"round_parts": "8"}, "tools/run-benchmarks --top-up runs the "
-                               "classes contention left short again"),
+                               "classes contention leaves short again"),
                               ({"round_parts": "16", "stages": "2"}, "a second stage of rounds "
                                "ran and still left them short: run again in a quieter spell")):
             run.context.update(context)
@@ -318,7 +322,8 @@ class RecordTest(unittest.TestCase):
 class QuietLevelTest(unittest.TestCase):
     """A round's quiet figure: its quiet samples at most 20% slower than
     their first quartile, as one rate; uneven work at the scale of a sample
-    is kept, a faint neighbour's slow samples are not."""
+    and a stall every loop has are kept, a faint neighbour's samples slowed
+    by more than 20% are not."""
 
     @staticmethod
     def figures(per_iteration_ns, iterations=250):

@@ -5,6 +5,8 @@ and prints what each band makes of them.
 
   /usr/bin/python3 bands.py CAMPAIGN_DIR ANCHOR:WIDTH ...    e.g. 25:0.10 25:0.20
   /usr/bin/python3 bands.py CAMPAIGN_DIR copy
+  /usr/bin/python3 bands.py CAMPAIGN_DIR shares
+  /usr/bin/python3 bands.py RUN.json,RUN.json,... default ANCHOR:WIDTH ...
 
 
 Per band and injection (0 none, 1 injected): in how many of the planted
@@ -15,7 +17,9 @@ pairs: benchmarks compare flagged, decided winners differing within a pair,
 and the runs' floors. `copy`: how much slower the copy is by whole loops
 (the JSON's real time, every sample, per round against gcrypt's in the same
 round; the median per class over the runs without injection): what it
-really costs, whatever the band."""
+really costs, whatever the band. `shares`: the contended share of the
+sampled time of the campaign's A/A and planted runs (median and range).
+`default`: each run's floor per kind, read with each band."""
 import glob
 import json
 import os
@@ -99,6 +103,26 @@ def copy(camp):
             print(f"  {statistics.median(xs):.4f}  {workload}")
 
 
+def shares(camp):
+    for pattern in ("aa*-0", "aa*-1", "planted*-0", "planted*-1"):
+        share = [gbench.load_run(p).sampling.contended_share
+                 for p in sorted(glob.glob(f"{camp}/{pattern}.json")) if "stage1" not in p]
+        print(f"{pattern}: {len(share)} runs, contended {100 * statistics.median(share):.0f}% "
+              f"(median), {100 * min(share):.0f}-{100 * max(share):.0f}%")
+
+
+def default(paths, variants):
+    for variant in variants:
+        anchor, width = variant.split(":")
+        sampled.BAND_ANCHOR, sampled.QUIET_BAND = float(anchor), float(width)
+        for path in paths:
+            a = answer.answer(gbench.load_run(path))
+            kinds = ", ".join(f"{noise.kind_text(k)} {100 * f.value:.2f}%"
+                              for k, f in sorted(a.floor.kinds.items()))
+            print(f"band {100 * float(width):g}% over the {anchor}th percentile: {path}: floor "
+                  f"{100 * a.floor.value:.2f}% over all pairs ({kinds})", flush=True)
+
+
 def main():
     if len(sys.argv) < 3 or sys.argv[1] in ("-h", "--help"):
         print(__doc__.strip())
@@ -106,6 +130,12 @@ def main():
     camp = sys.argv[1]
     if sys.argv[2] == "copy":
         copy(camp)
+        return
+    if sys.argv[2] == "shares":
+        shares(camp)
+        return
+    if sys.argv[2] == "default":
+        default(camp.split(","), sys.argv[3:])
         return
     for variant in sys.argv[2:]:
         anchor, width = variant.split(":")

@@ -263,18 +263,19 @@ def rounds_run(b):
 CONTENDED_ONLY = "only"  # how untested_reason starts where contention left too few quiet
 
 
-def untested_for_contention(a):
-    """The status line when contention left some of the answer's lines
-    untested: how many, and what to run for them (health.more_rounds)."""
-    short = [s for s in a.sentences
-             if s.first.verdict == "untested" and s.first.untested_why.startswith(CONTENDED_ONLY)]
+def untested_for_contention(results, context, contended_line=False, what="answers below"):
+    """The status line when contention left some of `results` (ClassResults)
+    untested: how many, and what to run for them (health.more_rounds);
+    contended_line: a CONTENDED line already says what to run."""
+    short = [r for r in results
+             if r.verdict == "untested" and r.untested_why.startswith(CONTENDED_ONLY)]
     if not short:
         return []
-    hint = "more rounds, as above, would test them" if any(
-        line.startswith("CONTENDED:") for line in a.status) else \
-        health.more_rounds(a.run.context, none_quiet=False)
-    return [f"UNTESTED: {len(short)} of the {len(a.sentences)} answers below had too few rounds "
-            f"quiet (the host was contended) to test their margin; {hint}"]
+    hint = "more rounds, as above, would test them" if contended_line else \
+        health.more_rounds(context, none_quiet=False)
+    unit = "rounds" if context.get("design") == "rounds" else "repetitions"
+    return [f"UNTESTED: {len(short)} of the {len(results)} {what} had too few {unit} quiet "
+            f"(the host was contended) to test their margin; {hint}"]
 
 
 def untested_reason(used, ran, alpha, paired):
@@ -1145,7 +1146,9 @@ def answer(run, mix_spec="tls-records", alpha=0.05, baseline=None):
                   shown_baseline or "", baseline or DEFAULT_BASELINE,
                   list(unranked_classes(run).values()), unfitted, status,
                   contention.findings(run, results))
-    a.status = a.status + untested_for_contention(a)
+    a.status = a.status + untested_for_contention(
+        [x.first for x in sentences], run.context,
+        any(line.startswith("CONTENDED:") for line in status))
     return a
 
 

@@ -479,8 +479,11 @@ def header_lines(fa):
     for host, why in fa.left_out:
         lines.append(f"   LEFT OUT: host {host}: {why}")
     for h in fa.hosts:
-        for line in answers.health.header(h.run):
-            lines.append(f"   {h.name}: {line}")
+        header = answers.health.header(h.run)
+        header += answers.untested_for_contention(
+            list(h.results.values()), h.run.context,
+            any(line.startswith("CONTENDED:") for line in header), "classes")
+        lines += [f"   {h.name}: {line}" for line in header]
     return lines
 
 

@@ -213,6 +213,6 @@ def more_rounds(context, none_quiet=True):
                  "a second stage of rounds ran and still left them short") +
                 ": run again in a quieter spell or with more rounds")
     if isinstance(parts, str) and parts.isdigit() and int(parts) > 1:
-        return ("run more rounds for quiet figures (tools/run-benchmarks --top-up runs the "
-                "classes contention left short again)")
+        return ("run more rounds for quiet figures (a new run with tools/run-benchmarks "
+                "--top-up runs the classes contention leaves short again)")
     return "run more rounds for quiet figures"

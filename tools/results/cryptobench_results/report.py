@@ -681,13 +681,13 @@ def floor_html(floor):
     return escape(text)
 
 
-def alerts_html(runs):
-    """What failed, was interrupted or ran beside (health.header): first in the report."""
-    lines = []
-    for run in runs:
-        for line in answers.health.header(run):
-            lines.append(f"<p class='alert'>{escape(run.path)}: {escape(line)}</p>")
-    return "".join(lines)
+def alerts_html(runs, machines=()):
+    """What failed, was interrupted or ran beside (health.header), and where
+    contention left a machine's answers untested: first in the report."""
+    lines = [(run.path, line) for run in runs for line in answers.health.header(run)]
+    lines += [(m.run.path, line) for m in machines for line in m.answer.status
+              if line.startswith("UNTESTED:")]
+    return "".join(f"<p class='alert'>{escape(path)}: {escape(line)}</p>" for path, line in lines)
 
 
 def section_unranked(m):
@@ -739,7 +739,10 @@ def render(runs, alpha=0.05, mix="tls-records", baseline=None, lead=""):
     several = len(sections) > 1
     suites = list(OrderedDict.fromkeys(str(run.context.get("cryptobench_suite", "?")) for run in runs))
     title = f"cryptobench report: {', '.join(suites)} suite{'s' if len(suites) > 1 else ''}"
-    body = [f"<h1>{escape(title)}</h1>", alerts_html(runs),
+    machines = [Machine(run, answers.answer(run, mix, alpha, baseline), styles,
+                        f"m{i}-" if several else "")
+                for i, (_, run) in enumerate(sections, 1)]
+    body = [f"<h1>{escape(title)}</h1>", alerts_html(runs, machines),
             "<p class='note'>Figures are medians of repetitions. Hand-written kernels (dashed, "
             "marked hand-written) show what the hardware allows: headroom, never a "
             "recommendation. <span id='selfcheck'>charts not checked (scripts off)</span></p>", lead]
@@ -747,9 +750,7 @@ def render(runs, alpha=0.05, mix="tls-records", baseline=None, lead=""):
         body.append("<nav><p class='note'>One answer per machine:</p><ul>" + "".join(
             f"<li><a href='#machine-{i}'>{escape(label)}</a></li>"
             for i, (label, _) in enumerate(sections, 1)) + "</ul></nav>")
-    for i, (label, run) in enumerate(sections, 1):
-        m = Machine(run, answers.answer(run, mix, alpha, baseline), styles,
-                    f"m{i}-" if several else "")
+    for i, ((label, _), m) in enumerate(zip(sections, machines), 1):
         body.append(section_machine(m, label, f"machine-{i}"))
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"

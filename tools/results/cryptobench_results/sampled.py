@@ -20,16 +20,17 @@ fixed throughput-bound AES probe. Here:
   Delays only add (Chen & Revels 2016): a neighbour too faint for the probes
   to call contended still slows some quiet samples, and the band leaves them
   out. It is wide enough to keep the delays every loop has alike: the Zen 5
-  VM's host stalls the vCPU for about 20 us every millisecond (2.7-3.6% of
-  the time, at one phase of the millisecond), so a quarter of the samples
-  read 8-16% slow. A 10% band kept some of those and cut those that also
-  held an extra operation of the 3%-slower test copy at 16 KiB (one 13 us
-  operation in about half its samples): the copy's CBC encryption read
-  1.6% slower against 2.9% by whole loops. With 20%, it read 2.5-5.7% in
+  VM's host stalls the vCPU for 20-34 us every millisecond, most at one
+  phase of it (with the guest's own tick, 2.7-3.6% of the time), so a
+  quarter of the samples read 8-16% slow. A 10% band kept some of those
+  and cut those that also held an extra operation of the 3%-slower test
+  copy at 16 KiB (one 13 us operation in about half its samples): the
+  copy's AES-128-CBC encryption read 1.6% slower against 2.8% by whole
+  loops. With 20%, it read 2.5-5.7% in
   every class of the slice (the afternoon campaign's 40 planted runs of
   2026-12-07 read again: results/reference/2026-12-07-band-zen5). The fastest sample would be a worse anchor: a
   sample is only about 0.25 ms, and where a loop's work is uneven at that
-  scale (a 16 KiB operation takes 10 us, and a copy doing 3% more work runs
+  scale (a 16 KiB operation takes 13 us, and a copy doing 3% more work runs
   one extra operation in some samples and not in others) the fastest is the
   one with the least work (that copy read 2.0% slower by its fastest
   samples, 2.8% by a 10% band, 3.2% by the median sample, in an earlier
