@@ -20,8 +20,8 @@ fixed throughput-bound AES probe. Here:
   Delays only add (Chen & Revels 2016): a neighbour too faint for the probes
   to call contended still slows some quiet samples, and the band leaves them
   out. It is wide enough to keep the delays every loop has alike: the Zen 5
-  VM's host stalls the vCPU for 20-34 us every millisecond, most at one
-  phase of it (with the guest's own tick, 2.7-3.6% of the time), so a
+  VM's host stalls the vCPU for 17-25 us every millisecond, most at one
+  phase of it (with the guest's own tick, 2.4-4.0% of the time), so a
   quarter of the samples read 8-16% slow. A 10% band kept some of those
   and cut those that also held an extra operation of the 3%-slower test
   copy at 16 KiB (one 13 us operation in about half its samples): the
