@@ -107,6 +107,8 @@ def shares(camp):
     for pattern in ("aa*-0", "aa*-1", "planted*-0", "planted*-1"):
         share = [gbench.load_run(p).sampling.contended_share
                  for p in sorted(glob.glob(f"{camp}/{pattern}.json")) if "stage1" not in p]
+        if not share:
+            continue
         print(f"{pattern}: {len(share)} runs, contended {100 * statistics.median(share):.0f}% "
               f"(median), {100 * min(share):.0f}-{100 * max(share):.0f}%")
 
