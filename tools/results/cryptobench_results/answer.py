@@ -263,15 +263,16 @@ def rounds_run(b):
 CONTENDED_ONLY = "only"  # how untested_reason starts where contention left too few quiet
 
 
-def untested_for_contention(results, context, contended_line=False, what="answers below"):
+def untested_for_contention(results, context, status, what="answers below"):
     """The status line when contention left some of `results` (ClassResults)
-    untested: how many, and what to run for them (health.more_rounds);
-    contended_line: a CONTENDED line already says what to run."""
+    untested: how many, and what to run for them (health.more_rounds) unless
+    a CONTENDED line of the run's `status` (health.header) already says it."""
     short = [r for r in results
              if r.verdict == "untested" and r.untested_why.startswith(CONTENDED_ONLY)]
     if not short:
         return []
-    hint = "more rounds, as above, would test them" if contended_line else \
+    hint = "more rounds, as above, would test them" if any(
+        line.startswith("CONTENDED:") for line in status) else \
         health.more_rounds(context, none_quiet=False)
     unit = "rounds" if context.get("design") == "rounds" else "repetitions"
     return [f"UNTESTED: {len(short)} of the {len(results)} {what} had too few {unit} quiet "
@@ -1140,16 +1141,13 @@ def answer(run, mix_spec="tls-records", alpha=0.05, baseline=None):
     mix_name, mix = costmodel.load_mix(mix_spec)
     sentences = merge(results)
     describe_in_user_terms(run, sentences, shown_baseline, floor, alpha)
-    a = Answer(run, machine_label(run.context), floor, results, sentences, headroom(run),
+    status = status + untested_for_contention([s.first for s in sentences], run.context, status)
+    return Answer(run, machine_label(run.context), floor, results, sentences, headroom(run),
                   fit_list, mix_name, mix,
                   mix_verdicts(run, fit_list, mix, floor, alpha, shown_baseline or ""),
                   shown_baseline or "", baseline or DEFAULT_BASELINE,
                   list(unranked_classes(run).values()), unfitted, status,
                   contention.findings(run, results))
-    a.status = a.status + untested_for_contention(
-        [x.first for x in sentences], run.context,
-        any(line.startswith("CONTENDED:") for line in status))
-    return a
 
 
 def unfitted_lines(a):

@@ -480,9 +480,8 @@ def header_lines(fa):
         lines.append(f"   LEFT OUT: host {host}: {why}")
     for h in fa.hosts:
         header = answers.health.header(h.run)
-        header += answers.untested_for_contention(
-            list(h.results.values()), h.run.context,
-            any(line.startswith("CONTENDED:") for line in header), "classes")
+        header += answers.untested_for_contention(list(h.results.values()), h.run.context,
+                                                  header, "classes")
         lines += [f"   {h.name}: {line}" for line in header]
     return lines
 

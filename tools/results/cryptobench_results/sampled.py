@@ -26,10 +26,10 @@ fixed throughput-bound AES probe. Here:
   and cut those that also held an extra operation of the 3%-slower test
   copy at 16 KiB (one 13 us operation in about half its samples): the
   copy's AES-128-CBC encryption read 1.6% slower against 2.8% by whole
-  loops. With 20%, it read 2.5-5.7% in
-  every class of the slice (the afternoon campaign's 40 planted runs of
-  2026-12-07 read again: results/reference/2026-12-07-band-zen5). The fastest sample would be a worse anchor: a
-  sample is only about 0.25 ms, and where a loop's work is uneven at that
+  loops. With 20%, it read 2.5-5.7% in every class of the slice (the
+  afternoon campaign's 40 planted runs of 2026-12-07 read again:
+  results/reference/2026-12-07-band-zen5). The fastest sample would be a
+  worse anchor: a sample is only about 0.25 ms, and where a loop's work is uneven at that
   scale (a 16 KiB operation takes 13 us, and a copy doing 3% more work runs
   one extra operation in some samples and not in others) the fastest is the
   one with the least work (that copy read 2.0% slower by its fastest
