@@ -99,6 +99,34 @@ def run(argv, cwd, env):
     return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
+def check_without_numpy(tree, env, tmp):
+    """Before tools/install-deps, a fresh machine has no numpy or scipy: the
+    Python tools still answer --help, and a real command says what to install."""
+    missing = os.path.join(tmp, "no-numpy")
+    os.makedirs(missing)
+    for module in ("numpy", "scipy"):
+        with open(os.path.join(missing, module + ".py"), "w") as f:
+            f.write(f"raise ModuleNotFoundError(\"No module named '{module}'\", name='{module}')\n")
+    bare = dict(env, PYTHONPATH=missing)
+    for argv, text in ((["tools/results/cryptobench-results"], "cryptobench-results compare"),
+                       (["tools/results/cryptobench-results", "select"], "cryptobench-results select"),
+                       (["tools/noise-campaign"], "tools/noise-campaign [--build-dir=DIR]")):
+        for flag in ("--help", "-h"):
+            r = run(argv + [flag], tree, bare)
+            label = f"without numpy: {' '.join(argv)} {flag}"
+            check(r.returncode == 0, f"{label}: exit {r.returncode}: {r.stderr[-500:]}")
+            check(r.stderr == "", f"{label}: wrote to stderr: {r.stderr[-500:]}")
+            check(text in r.stdout, f"{label}: no '{text}' in the help")
+    for argv in (["tools/results/cryptobench-results", "select", "a.json"],
+                 ["tools/noise-campaign", "--quick"]):
+        r = run(argv, tree, bare)
+        label = f"without numpy: {' '.join(argv)}"
+        lines = r.stderr.splitlines()
+        check(r.returncode != 0, f"{label}: exit 0")
+        check(len(lines) == 1 and "numpy" in r.stderr and "tools/install-deps" in r.stderr,
+              f"{label}: expected one line naming numpy and tools/install-deps: {r.stderr[-800:]}")
+
+
 def main():
     if len(sys.argv) != 3:
         print("usage: help_test.py SOURCE_DIR BUILD_DIR", file=sys.stderr)
@@ -129,6 +157,8 @@ def main():
              ["usage: tools/install-deps", "Example:"]),
             ("tools/compare-openssl-speed", ["tools/compare-openssl-speed"], env,
              ["usage: tools/compare-openssl-speed", "Example:"]),
+            ("tools/noise-campaign", ["tools/noise-campaign"], env,
+             ["tools/noise-campaign [--build-dir=DIR]", "Parts"]),
             ("cryptobench-results", ["tools/results/cryptobench-results"], env,
              ["usage: cryptobench-results", "Examples"], ["mix", "imix"]),
         ]
@@ -169,6 +199,7 @@ def main():
             check(len(lines) == 1, f"{label}: {len(lines)} lines on stderr, expected one: "
                                    f"{r.stderr[-800:]}")
             check("no-such-flag" in r.stderr, f"{label}: the error does not name the flag")
+        check_without_numpy(tree, env, tmp)
         after = [e for e in listing(tree) if "__pycache__" not in e[0]]
         print(f"the fresh tree: {len(after)} entries after")
         added = sorted(set(after) - set(before))
