@@ -848,13 +848,25 @@ class JoinPartsTest(unittest.TestCase):
         self.assertEqual(printed[:2], ["24 8", regex])
         self.assertIn("1 of 1 classes had a pair of backends quiet together in fewer than 50% "
                       "of the 12 rounds", printed[2])
-        # Nothing to run again where the pairs were quiet enough, nor for a
-        # run that was not in parts, nor for one already in two stages.
-        kept, topup.QUIET_SHARE = topup.QUIET_SHARE, quiet / rounds
+        # Quiet together in half the rounds or more, but in fewer than the
+        # sign test needs to call a margin (6): still short (a run of
+        # 8-11 rounds leaves that, and its UNTESTED line names --top-up).
+        self.assertEqual(topup.least_tested(), 6)
+        kept, least = topup.QUIET_SHARE, topup.least_tested
+        topup.QUIET_SHARE = quiet / rounds
         try:
+            self.assertEqual(topup.short_classes(run), [(workload, quiet, rounds)])
+            printed = subprocess.run([sys.executable, CLI, "top-up", joined], capture_output=True,
+                                     text=True, env=dict(os.environ, CRYPTOBENCH_TOP_UP_SHARE=str(
+                                         quiet / rounds))).stdout.splitlines()
+            self.assertIn(f"fewer than 6 of the 12 rounds (the fewest a margin is tested on) "
+                          f"(at the least {quiet})", printed[2])
+            # Nothing to run again where the pairs were quiet enough, nor for a
+            # run that was not in parts, nor for one already in two stages.
+            topup.least_tested = lambda alpha=topup.ALPHA: quiet
             self.assertIsNone(topup.plan(run))
         finally:
-            topup.QUIET_SHARE = kept
+            topup.QUIET_SHARE, topup.least_tested = kept, least
         # A class one of whose backends was never quiet keeps its whole
         # figures, every round counted (sampled.apply): it is short, quiet in 0.
         for b in run.benchmarks.values():

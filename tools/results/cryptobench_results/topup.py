@@ -11,17 +11,20 @@ as many rounds again, in as many processes, once: a second stage of the run
 twice its time, and only when its host was contended.
 
 Short: a class with a pair of backends quiet together in fewer than
-QUIET_SHARE of the run's rounds. The rule reads how many rounds were quiet,
+QUIET_SHARE of the run's rounds, or in fewer than the answer's sign test
+needs to call a margin at all (6 at p < 0.05: a run of 8-11 rounds can
+leave a pair 5 and still hold half). The rule reads how many rounds were quiet,
 never the figures, so rounds added where it holds cannot lean a margin
 either way (stopping on a figure would).
 """
 import os
 import re
 
-from . import sampled
+from . import sampled, stats
 from .gbench import ResultsError
 
 QUIET_SHARE = 0.5
+ALPHA = 0.05  # the answer's default significance level (answer.untested_reason)
 MAX_REPETITIONS = 1000  # the binary's --benchmark_repetitions limit
 
 
@@ -35,6 +38,14 @@ def quiet_share():
     return value if 0 < value <= 2 else QUIET_SHARE
 
 
+def least_tested(alpha=ALPHA):
+    """The fewest rounds a pair's sign test can reach p < alpha with."""
+    n = 1
+    while stats.min_paired_p(n) >= alpha:
+        n += 1
+    return n
+
+
 def _whole(context, key):
     value = context.get(key)
     return int(value) if isinstance(value, str) and value.isdigit() else 0
@@ -43,7 +54,8 @@ def _whole(context, key):
 def short_classes(run):
     """[(workload, quiet rounds, rounds)]: the classes of a whole run in
     parts, one stage, whose least-quiet pair was quiet together in fewer
-    than QUIET_SHARE of its rounds, each with that pair's count; [] for any
+    than QUIET_SHARE of its rounds or than least_tested(), each with that
+    pair's count; [] for any
     other run (no top-up can be planned for it)."""
     context = run.context
     rounds, parts = _whole(context, "rounds"), _whole(context, "round_parts")
@@ -56,6 +68,7 @@ def short_classes(run):
         if not b.error:
             classes.setdefault(sampled.workload_of(b.name), []).append(b)
     out, share = [], quiet_share()
+    least = max(share * rounds, least_tested())
     for workload, members in sorted(classes.items()):
         quiet = [len(set(x.indices) & set(y.indices))
                  for i, x in enumerate(members) for y in members[i + 1:]]
@@ -63,7 +76,7 @@ def short_classes(run):
         # round counted (sampled.apply), but quiet in none.
         if any(b.contention_included for b in members):
             quiet = [0] if len(members) > 1 else []
-        if quiet and min(quiet) < share * rounds:
+        if quiet and min(quiet) < least:
             out.append((workload, min(quiet), rounds))
     return out
 
