@@ -74,10 +74,6 @@ constexpr const char* kUsage =
     "                    numbers as in the whole run), so that a run's rounds can\n"
     "                    span N processes, each with its own memory layout;\n"
     "                    tools/run-benchmarks runs the parts and joins their JSON\n"
-    "  --layout=shifted  (default) each timed loop runs with its stack moved by a new\n"
-    "                    random 0-8 KiB, as ASLR moves a process's once: a round is\n"
-    "                    a draw of the memory layout, not only a process;\n"
-    "                    --layout=fixed: every loop on the process's own layout\n"
     "  --samples_out=FILE  each timed loop's 0.25 ms samples and contention probes,\n"
     "                    from which cryptobench-results forms every figure (put it\n"
     "                    beside --benchmark_out: the JSON names it)\n"
@@ -187,11 +183,6 @@ Options parse_options(int argc, char** argv) {
       }
       o.design = value;
       o.design_given = true;
-    } else if (take_value(argc, argv, i, "--layout", &value)) {
-      if (value != "shifted" && value != "fixed") {
-        usage_error("--layout takes 'shifted' or 'fixed', not '" + value + "'");
-      }
-      o.fixed_layout = value == "fixed";
     } else if (take_value(argc, argv, i, "--round-part", &value)) {
       char slash = 0;
       int used = 0;

@@ -34,9 +34,6 @@ struct Options {
   std::string design = "rounds";
   bool design_given = false;
   std::string samples_out;  // the per-sample record (samples.h); "" for none
-  // --layout=fixed: every loop on the process's one stack layout (the
-  // default, "shifted": a new random stack shift per loop, timed_loop.cc).
-  bool fixed_layout = false;
   // --round-part=K/N: this process runs the K-th of N equal parts of the
   // rounds (0/0: all), so that a run's rounds can span several processes,
   // each with its own memory layout (tools/run-benchmarks joins them).

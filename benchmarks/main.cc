@@ -218,7 +218,6 @@ int run(int argc, char** argv) {
   std::vector<CellSetup> setups;
   for (const BackendSet::Member& m : backends->members()) {
     setups.push_back({&m, cores, o.inject_verify_fault, o.inject_tag_fault});
-    setups.back().shift_stack = !o.fixed_layout;
   }
   std::vector<Planned> plan;
   for (const std::size_t index : selected) {
@@ -263,7 +262,6 @@ int run(int argc, char** argv) {
     }
   }
   benchmark::AddCustomContext("design", flags.rounds() > 0 ? "rounds" : "repetitions");
-  benchmark::AddCustomContext("layout", o.fixed_layout ? "fixed" : "shifted");
   if (flags.rounds() > 0) benchmark::AddCustomContext("rounds", std::to_string(flags.rounds()));
   if (o.round_parts > 0) {
     benchmark::AddCustomContext("round_part",

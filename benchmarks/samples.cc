@@ -180,10 +180,9 @@ void record_loop(const LoopRecord& r) {
   char head[256];
   std::snprintf(head, sizeof head,
                 ", \"thread\": %d, \"threads\": %d, \"iterations\": %llu, \"bytes\": %.17g, "
-                "\"messages_per_iteration\": %.17g, \"start_ns\": %lld, \"stack_shift\": %d, "
-                "\"samples\": [",
+                "\"messages_per_iteration\": %.17g, \"start_ns\": %lld, \"samples\": [",
                 r.thread, r.threads, static_cast<unsigned long long>(r.iterations), r.bytes,
-                r.messages_per_iteration, static_cast<long long>(r.start_ns), r.stack_shift);
+                r.messages_per_iteration, static_cast<long long>(r.start_ns));
   line += head;
   for (std::size_t k = 0; k < r.samples.size(); ++k) {
     const Sample& s = r.samples[k];

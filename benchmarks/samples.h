@@ -50,7 +50,6 @@ struct LoopRecord {
   double bytes = 0;              // this thread's plaintext bytes
   double messages_per_iteration = 1;
   std::int64_t start_ns = 0;  // CLOCK_MONOTONIC at the loop's start
-  int stack_shift = 0;        // bytes the loop's stack was moved by (timed_loop.cc)
   std::vector<Sample> samples;
   std::vector<Probe> probes;
 };

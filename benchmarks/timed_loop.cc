@@ -1,6 +1,5 @@
 #include "benchmarks/timed_loop.h"
 
-#include <alloca.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -163,38 +162,9 @@ RunLog& run_log() {
   return log;
 }
 
-// The stack shift of every loop: what Linux's ASLR draws once per process
-// (arch_align_stack: 0-8 KiB below the top, 16-byte aligned), drawn per
-// loop. A library's speed can hang on where its stack buffers fall against
-// the heap's (4 KiB aliasing): on the Zen 4 VM, mbedtls' AES-256-CBC
-// decryption of 16 KiB ran 21-25% slower in 1-2 of a run's 8 processes,
-// and about a fifth of all cells had a process 5-30% off. With one layout
-// per process, 8 processes are 8 draws and a run's halves 4 each; with one
-// per loop, every round is a draw, and the median over the rounds is the
-// library's speed at a typical layout.
-std::size_t draw_stack_shift() {
-  thread_local std::mt19937 rng{std::random_device{}()};
-  return 16 * std::uniform_int_distribution<std::size_t>(0, 511)(rng);
-}
-
-[[gnu::noinline]] void run_loop(benchmark::State& state, const Cell& cell,
-                                const CellSetup& shared, int stack_shift);
-
 }  // namespace
 
 void run_cell(benchmark::State& state, const Cell& cell, const CellSetup& shared) {
-  const std::size_t shift = shared.shift_stack ? draw_stack_shift() : 0;
-  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-vararg): alloca moves the frames below
-  auto* pad = static_cast<volatile char*>(alloca(shift + 16));
-  pad[0] = 0;
-  run_loop(state, cell, shared, static_cast<int>(shift));
-  pad[shift] = 0;  // used after the call: the loop runs below the pad, not in a tail call
-}
-
-namespace {
-
-void run_loop(benchmark::State& state, const Cell& cell, const CellSetup& shared,
-              int stack_shift) {
   if (!run_log().start(cell.full_name())) {
     state.SkipWithError("not run: the run was interrupted");
     for (auto _ : state) {
@@ -253,7 +223,6 @@ void run_loop(benchmark::State& state, const Cell& cell, const CellSetup& shared
     record.name = cell.full_name();
     record.thread = state.thread_index();
     record.threads = cell.threads;
-    record.stack_shift = stack_shift;
     record.probes.reserve(256);
     record.samples.reserve(256);
     record.probes.push_back(contention_probe());
@@ -428,8 +397,6 @@ void run_loop(benchmark::State& state, const Cell& cell, const CellSetup& shared
         static_cast<double>(after.bytes - before.bytes) / messages, Counter::kAvgIterations);
   }
 }
-
-}  // namespace
 
 std::vector<std::string> failures() { return failure_log().all(); }
 

@@ -28,9 +28,6 @@ struct CellSetup {
   // calibrated: the loop's iterations were set beforehand (the paired
   // design: Google Benchmark does not size each round's run again).
   bool calibrated = false;
-  // shift_stack: each loop runs with its stack moved by a new random
-  // 0-8 KiB (run_cell; --layout=fixed: not).
-  bool shift_stack = true;
 };
 
 // calibrate_iterations: how many iterations of the cell fill `seconds`,

@@ -34,11 +34,9 @@ def run(args, folder, name):
     return out, samples
 
 
-def check_record(out, samples, rounds, layout="shifted"):
+def check_record(out, samples, rounds):
     doc = json.load(open(out))
     context = doc["context"]
-    if context.get("layout") != layout:
-        fail(f"context: layout {context.get('layout')!r}, expected {layout!r}")
     if (context.get("design"), context.get("rounds")) != ("rounds", str(rounds)):
         fail(f"context: design {context.get('design')!r}, rounds {context.get('rounds')!r}")
     if context.get("samples_file") != os.path.basename(samples):
@@ -47,18 +45,10 @@ def check_record(out, samples, rounds, layout="shifted"):
     header = json.loads(lines[0])
     if header.get("run_id") != context.get("samples_run_id"):
         fail("the record's run_id is not the JSON's")
-    loops, counts, shifts = {}, [], []
+    loops, counts = {}, []
     for line in lines[1:]:
         loop = json.loads(line)
         loops.setdefault(loop["name"], []).append(loop)
-        shifts.append(loop["stack_shift"])
-    # Each loop's stack shift, drawn as ASLR draws a process's: 16-byte
-    # steps in 0-8 KiB, a new one per loop (fixed: none).
-    if layout == "fixed" and set(shifts) != {0}:
-        fail(f"--layout=fixed moved the stack: {sorted(set(shifts))[:5]}")
-    if layout == "shifted" and (any(x % 16 or not 0 <= x < 8192 for x in shifts)
-                                or len(set(shifts)) < len(shifts) // 2):
-        fail(f"stack shifts not drawn per loop in 0-8 KiB: {shifts[:10]}")
     for b in doc["benchmarks"]:
         found = re.fullmatch(r"(.*/round:[0-9]+)/iterations:([0-9]+)(/real_time/threads:([0-9]+))",
                              b["name"])
@@ -101,8 +91,6 @@ def main():
     # The record of a plain run, every loop matched to its JSON entry.
     out, samples = run(common, folder, "plain")
     per_round = len(check_record(out, samples, 6)["benchmarks"]) // 6
-    out, samples = run(common + ["--layout=fixed"], folder, "fixed")
-    check_record(out, samples, 6, layout="fixed")
 
     # The injected neighbour is seen by the probes, and said by the answer;
     # the slower copy is named, registered and measured in every round.
@@ -158,7 +146,6 @@ def main():
             (["--round-part=1/2", "--benchmark_repetitions=1"],
              "--round-part needs the rounds design"),
             (["--design=sideways"], "--design takes 'rounds' or 'interleaved'"),
-            (["--layout=random"], "--layout takes 'shifted' or 'fixed'"),
             (["--design=rounds", "--benchmark_enable_random_interleaving=true"],
              "leave out --benchmark_enable_random_interleaving"),
             (["--inject-slower=openssl"], "--inject-slower takes BACKEND:PERCENT"),
@@ -175,8 +162,7 @@ def main():
                        capture_output=True, text=True)
     if p.returncode != 0 or "round:" in p.stdout:
         fail(f"--design=interleaved lists {p.stdout[:200]!r}")
-    print("samples: record matched to every round, probes and CPU time present, a stack "
-          "shift per loop (none with --layout=fixed), injected "
+    print("samples: record matched to every round, probes and CPU time present, injected "
           "neighbour reported, slower copy measured, bad flags refused")
 
 
