@@ -1,24 +1,19 @@
 #include "benchmarks/other_runs.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string_view>
 #include <system_error>
 
 namespace cryptobench::bench {
 namespace {
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // The programs that measure, by their /proc comm (15 characters at most).
 bool measures(const std::string& comm) {
@@ -29,6 +24,27 @@ bool measures(const std::string& comm) {
 
 }  // namespace
 
+// std::ifstream would throw here: libstdc++'s filebuf throws on a failed
+// read, and a /proc file of a process that ended after it was opened fails
+// with ESRCH (a run's own parts starting and ending did it).
+std::string read_proc_file(const std::string& path) {
+  std::string out;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n < 0) out.clear();
+      break;
+    }
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
 std::vector<std::string> other_runs() {
   std::vector<std::string> found;
   std::error_code ec;
@@ -37,10 +53,10 @@ std::vector<std::string> other_runs() {
     const std::string name = entry.path().filename().string();
     if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
     if (std::atol(name.c_str()) == self) continue;
-    std::string comm = read_file(entry.path() / "comm");
+    std::string comm = read_proc_file(entry.path() / "comm");
     if (!comm.empty() && comm.back() == '\n') comm.pop_back();
     if (!measures(comm)) continue;
-    std::string cmdline = read_file(entry.path() / "cmdline");
+    std::string cmdline = read_proc_file(entry.path() / "cmdline");
     std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
     while (!cmdline.empty() && cmdline.back() == ' ') cmdline.pop_back();
     if (cmdline.empty()) continue;  // ended meanwhile, or a zombie

@@ -13,4 +13,9 @@ namespace cryptobench::bench {
 // from /proc; empty when none (or /proc is not readable).
 std::vector<std::string> other_runs();
 
+// read_proc_file: a /proc file of a process that may end while it is read:
+// its content, or "" when it cannot be opened or a read fails (ESRCH: the
+// process is gone), never an exception.
+std::string read_proc_file(const std::string& path);
+
 }  // namespace cryptobench::bench
