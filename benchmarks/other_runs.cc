@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <string_view>
 #include <system_error>
 
@@ -31,6 +32,8 @@ std::string read_proc_file(const std::string& path) {
   std::string out;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return out;
+  const std::unique_ptr<const int, void (*)(const int*)> closer(&fd,
+                                                                [](const int* f) { ::close(*f); });
   char buffer[4096];
   for (;;) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
@@ -41,7 +44,6 @@ std::string read_proc_file(const std::string& path) {
     }
     out.append(buffer, static_cast<std::size_t>(n));
   }
-  ::close(fd);
   return out;
 }
 
@@ -49,7 +51,11 @@ std::vector<std::string> other_runs() {
   std::vector<std::string> found;
   std::error_code ec;
   const pid_t self = getpid();
-  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+  // increment(ec), not ++: /proc changes as it is read, and a failed step
+  // ends the listing rather than the run.
+  for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::filesystem::directory_entry& entry = *it;
     const std::string name = entry.path().filename().string();
     if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
     if (std::atol(name.c_str()) == self) continue;

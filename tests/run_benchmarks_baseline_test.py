@@ -67,7 +67,7 @@ def main():
                        text=True, timeout=280)
     check(r.returncode == 0, f"the run: exit {r.returncode}: {r.stderr[-1500:]}")
     check(re.search(r"^run-benchmarks: ([0-9]+) of \1 classes had a pair of backends quiet together in "
-                    r"fewer than 200% of the 8 rounds \(at the least [0-8]\): 8 more rounds of "
+                    r"fewer than 200% of the 8 rounds \(the least quiet pair: [0-8]\): 8 more rounds of "
                     r"them in 8 more processes$", r.stderr, re.M)
           and "run-benchmarks: process 16 of 16" in r.stderr,
           "no second stage said: " + "\n".join(

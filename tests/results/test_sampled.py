@@ -862,10 +862,10 @@ class JoinPartsTest(unittest.TestCase):
         printed = self.cli("top-up", joined).stdout.splitlines()
         self.assertEqual(printed[:2], ["24 8", regex])
         self.assertIn("1 of 1 classes had a pair of backends quiet together in fewer than 50% "
-                      "of the 12 rounds", printed[2])
+                      "of the 12 rounds (the least quiet pair: ", printed[2])
         # Quiet together in half the rounds or more, but in fewer than the
         # sign test needs to call a margin (6): still short (a run of
-        # 8-11 rounds leaves that, and its UNTESTED line names --top-up).
+        # 6-10 rounds can leave that, and its UNTESTED line names --top-up).
         self.assertEqual(topup.least_tested(), 6)
         kept, least = topup.QUIET_SHARE, topup.least_tested
         topup.QUIET_SHARE = quiet / rounds
@@ -874,8 +874,15 @@ class JoinPartsTest(unittest.TestCase):
             printed = subprocess.run([sys.executable, CLI, "top-up", joined], capture_output=True,
                                      text=True, env=dict(os.environ, CRYPTOBENCH_TOP_UP_SHARE=str(
                                          quiet / rounds))).stdout.splitlines()
-            self.assertIn(f"fewer than 6 of the 12 rounds (the fewest a margin is tested on) "
-                          f"(at the least {quiet})", printed[2])
+            self.assertIn(f"fewer than 6 of the 12 rounds, the fewest the sign test can decide "
+                          f"a margin on (the least quiet pair: {quiet})", printed[2])
+            # A run of fewer rounds than that is held to its share alone
+            # (no second stage could reach 6 for it).
+            run.context["rounds"] = "5"
+            topup.QUIET_SHARE = 0.01
+            self.assertEqual(topup.short_classes(run), [])
+            run.context["rounds"] = "12"
+            topup.QUIET_SHARE = quiet / rounds
             # Nothing to run again where the pairs were quiet enough, nor for a
             # run that was not in parts, nor for one already in two stages.
             topup.least_tested = lambda alpha=topup.ALPHA: quiet

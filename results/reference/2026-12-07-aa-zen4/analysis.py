@@ -2,7 +2,7 @@
 """Issue 22 on the Zen 4 VM (2026-12-07, fifth session): A/A pairs of the
 default run, what moves its noise floor, and two designs that did not.
 
-  analysis.py aa [--limit=X] [--quiet-share=S] PAIR...     # aa-injected.txt
+  analysis.py aa [--limit=X] [--quiet-share=S] PAIR...     # aa.txt
   analysis.py processes [--quiet-share=S] RUN/benchmark.json ...
   analysis.py outliers [--quiet-share=S] RUN/benchmark.json  # outliers.txt
 
@@ -108,11 +108,7 @@ def residuals(members):
 
 
 def classes(run):
-    out = {}
-    for b in run.benchmarks.values():
-        if not b.error:
-            out.setdefault(sampled.workload_of(b.name), []).append(b)
-    return out
+    return sampled.by_class(b for b in run.benchmarks.values() if not b.error)
 
 
 def processes(paths):

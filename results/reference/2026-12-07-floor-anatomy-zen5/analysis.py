@@ -42,11 +42,7 @@ def hodges_lehmann(xs):
 
 
 def classes(run):
-    out = {}
-    for b in run.benchmarks.values():
-        if not b.error:
-            out.setdefault(sampled.workload_of(b.name), []).append(b)
-    return out
+    return sampled.by_class(b for b in run.benchmarks.values() if not b.error)
 
 
 def log_ratios(x, y):

@@ -244,11 +244,8 @@ def margin_changes(run, ratios):
     class of that kind: how far their margin moved between the run's halves
     (paired per round where the design pairs them, else the ratio of each
     one's late / early `ratios`)."""
-    classes = {}
-    for name in ratios:
-        classes.setdefault(sampled.workload_of(name), []).append(run.benchmarks[name])
     out = {}
-    for workload, members in classes.items():
+    for workload, members in sampled.by_class(run.benchmarks[n] for n in ratios).items():
         for x, y in itertools.combinations(members, 2):
             # Two backends from separate merged runs share no rounds: their
             # margin's drift is not one a floor inside a run measures.

@@ -11,9 +11,10 @@ as many rounds again, in as many processes, once: a second stage of the run
 twice its time, and only when its host was contended.
 
 Short: a class with a pair of backends quiet together in fewer than
-QUIET_SHARE of the run's rounds, or in fewer than the answer's sign test
-needs to call a margin at all (6 at p < 0.05: a run of 8-11 rounds can
-leave a pair 5 and still hold half). The rule reads how many rounds were quiet,
+QUIET_SHARE of the run's rounds, or, in a run of 6 rounds or more, in
+fewer than the answer's sign test needs to call a margin at all (6 at
+p < 0.05: a run of 6-10 rounds can leave a pair 5 and still hold half).
+The rule reads how many rounds were quiet,
 never the figures, so rounds added where it holds cannot lean a margin
 either way (stopping on a figure would).
 """
@@ -63,12 +64,11 @@ def short_classes(run):
             or _whole(context, "stages") > 1 or run.sampling is None
             or run.sampling.status != "applied"):
         return []
-    classes = {}
-    for b in run.benchmarks.values():
-        if not b.error:
-            classes.setdefault(sampled.workload_of(b.name), []).append(b)
+    classes = sampled.by_class(b for b in run.benchmarks.values() if not b.error)
     out, share = [], quiet_share()
-    least = max(share * rounds, least_tested())
+    # The sign test's fewest only where the run has that many rounds (a run
+    # of fewer could never reach it, however quiet its host).
+    least = max(share * rounds, least_tested() if rounds >= least_tested() else 0)
     for workload, members in sorted(classes.items()):
         quiet = [len(set(x.indices) & set(y.indices))
                  for i, x in enumerate(members) for y in members[i + 1:]]
@@ -93,13 +93,9 @@ def plan(run):
     short = {w for w, _, _ in short_classes(run)}
     if not short or 2 * _whole(run.context, "rounds") > MAX_REPETITIONS:
         return None
-    by_class = {}
-    for b in run.benchmarks.values():
-        workload = sampled.workload_of(b.name)
-        if workload in short and not b.error:
-            by_class.setdefault(workload, []).append(b)
+    classes = sampled.by_class(b for b in run.benchmarks.values() if not b.error)
     patterns = []
-    for workload, members in sorted(by_class.items()):
+    for workload, members in sorted((w, m) for w, m in classes.items() if w in short):
         found = re.search(r"(^|/)backend:[^/]*", members[0].name)
         before, after = members[0].name[:found.end(1)], members[0].name[found.end():]
         # A test-only slower copy (--inject-slower) is made from its
