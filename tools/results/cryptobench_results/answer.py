@@ -283,9 +283,7 @@ def untested_reason(used, ran, alpha, paired):
     """Why a pair had too few figures for its test: 'too few repetitions: run 6
     or more', or, when enough ran but contention left too few quiet ones,
     how many were quiet of how many."""
-    least = 1
-    while (stats.min_paired_p(least) if paired else stats.min_achievable_p(least, least)) >= alpha:
-        least += 1
+    least = stats.fewest_for(alpha, paired)
     if ran >= least > used:
         what = "rounds quiet for both" if paired else "repetitions quiet"
         return f"{CONTENDED_ONLY} {used} of {ran} {what}: the host was contended"

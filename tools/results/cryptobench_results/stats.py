@@ -136,6 +136,15 @@ def min_paired_p(n):
     return 1.0 if n == 0 else min(1.0, 2 / 2 ** n)
 
 
+def fewest_for(alpha, paired=True):
+    """The fewest rounds (paired: the sign test) or repetitions a side (the
+    rank test) whose test can reach p < alpha at all."""
+    n = 1
+    while (min_paired_p(n) if paired else min_achievable_p(n, n)) >= alpha:
+        n += 1
+    return n
+
+
 def sign_test_p(ratios):
     """Two-sided exact sign test of the ratios against 1 (pairs at exactly 1
     left out). A sign, not a rank: a round the probes misjudged (one side

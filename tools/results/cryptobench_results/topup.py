@@ -41,10 +41,7 @@ def quiet_share():
 
 def least_tested(alpha=ALPHA):
     """The fewest rounds a pair's sign test can reach p < alpha with."""
-    n = 1
-    while stats.min_paired_p(n) >= alpha:
-        n += 1
-    return n
+    return stats.fewest_for(alpha)
 
 
 def _whole(context, key):
