@@ -410,13 +410,15 @@ std::int64_t calibrate_iterations(const Cell& cell, const CellSetup& setup, doub
     return 1;  // run_cell reports it
   }
   if (!workload->run(0)) return 1;  // the first operation warms caches and tables
-  // The fastest of about 8 windows of 0.25 ms: a window the scheduler
+  // The fastest of about 4 windows of 0.25 ms: a window the scheduler
   // interrupted (another task on the core) would size the loop far too short.
+  // 1 ms, not 2: it is spent on every benchmark in each of a run's processes
+  // (a round each, 40 by default), about half of what a process adds.
   std::uint64_t i = 1;
   double best = 0;  // seconds per iteration
   std::uint64_t chunk = 1;
   const std::int64_t begin = monotonic_now_ns();
-  while (monotonic_now_ns() - begin < 2'000'000 && i < 10'000'000) {
+  while (monotonic_now_ns() - begin < 1'000'000 && i < 10'000'000) {
     const std::int64_t start = monotonic_now_ns();
     for (std::uint64_t k = 0; k < chunk; ++k, ++i) {
       if (!workload->run(i)) return 1;

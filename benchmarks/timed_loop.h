@@ -31,7 +31,7 @@ struct CellSetup {
 };
 
 // calibrate_iterations: how many iterations of the cell fill `seconds`,
-// from about 2 ms of them after one to warm up (at least 1).
+// from about 1 ms of them after one to warm up (at least 1).
 std::int64_t calibrate_iterations(const Cell& cell, const CellSetup& setup, double seconds);
 
 // noise_sensitivity: how much the injected neighbour (--inject-noise) slows

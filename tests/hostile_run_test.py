@@ -338,7 +338,7 @@ def case_run_benchmarks(binary, work, source):
                          stderr=subprocess.PIPE, text=True, start_new_session=True)
     reader = threading.Thread(target=p.stdout.read)
     reader.start()
-    lines, err_reader, _ = stderr_marker.read_until(p, "run-benchmarks: process 3 of 8")
+    lines, err_reader, _ = stderr_marker.read_until(p, "run-benchmarks: process 3 of 40")
     os.killpg(p.pid, signal.SIGTERM)
     p.wait(timeout=120)
     reader.join()
@@ -353,12 +353,12 @@ def case_run_benchmarks(binary, work, source):
           f"between processes: not joined: {names}\n{err[-800:]}")
     with open(os.path.join(folder, "benchmark.json")) as f:
         context = json.load(f)["context"]
-    check(context.get("round_parts") == "8" and context.get("processes") in ("2", "3"),
+    check(context.get("round_parts") == "40" and context.get("processes") in ("2", "3"),
           f"between processes: {context.get('processes')} of {context.get('round_parts')} joined")
     with open(os.path.join(folder, "answer.txt")) as f:
         said = f.read()
     check(said.startswith("INTERRUPTED: the run was stopped: 0 of 12 benchmarks finished every "
-                          "repetition") and "of 8: the rest never ran" in said,
+                          "repetition") and "of 40: the rest never ran" in said,
           f"between processes: the answer does not say first it was interrupted\n{said[:600]}")
     print("PASS: run-benchmarks stopped between the processes of a run joins the parts that ran "
           "and answers with the run marked interrupted")

@@ -44,19 +44,21 @@ noise).
 A margin also moves between two processes of one binary (openssl and
 ipsec-mb at 64 B and 1 KiB by 2-13% on the Zen 5 VM; openssl's with the
 process's memory layout), which no floor measured inside one process can
-see. So tools/run-benchmarks runs a run's rounds in 8 processes: a half of
-the run then spans 4 layouts and the whole run 8, and the halves split
-where the processes do (_paired_change). Measured on that VM, 5 A/A pairs
-of a slice per process count, interleaved in time, no injection (the 95th
-percentile of the margins' change between the two runs of a pair, against
-the runs' median floor): on 2026-12-03 one process 6.4% against 2.2% (the
-floor blind to it), 4 processes 2.8% against 2.9%, 8 processes 2.1%
-against 3.4%; on 2026-12-07, a busier day, 20.1% against 2.0%, 21.0%
-against 3.1%, and 2.2% against 2.6%. Only 8 kept the floor above the
-change between runs both times. The halves hold half a run's processes
-and rounds, so in a model where processes' effects average like a mean's a
-whole run would move sqrt(2) less than its halves; the floor is not scaled
-so: on 2026-12-07 that (1.8%) fell short of the 2.2% measured.
+see. So tools/run-benchmarks runs each round of a run in a process of its
+own (up to 40): a half of the run then spans 20 layouts and the whole run
+40, and the halves split where the processes do (_paired_change). Measured
+on that VM, 5 A/A pairs of a slice per process count, interleaved in time,
+no injection (the 95th percentile of the margins' change between the two
+runs of a pair, against the runs' median floor): on 2026-12-03 one process
+6.4% against 2.2% (the floor blind to it), 4 processes 2.8% against 2.9%,
+8 processes 2.1% against 3.4%; on 2026-12-07, a busier day, 20.1% against
+2.0%, 21.0% against 3.1%, and 2.2% against 2.6%. Then the default run
+under injection (docs/answer.md, "Processes"): a round per process moved
+the floor and the change between runs down again. The halves hold half a
+run's processes and rounds, so in a model where processes' effects average
+like a mean's a whole run would move sqrt(2) less than its halves; the
+floor is not scaled so: on 2026-12-07 that (1.8%) fell short of the 2.2%
+measured in 8 processes.
 compare sets each benchmark against itself in another run and takes out a
 shift the whole run shares, up to MAX_SHIFT (compare.py): its floor ("run")
 takes each benchmark's change against the run's median change the same way.
