@@ -5,6 +5,7 @@ decision suite (issue 22, 2026-12-08, Zen 5 VM).
   components.py rounds RUN/benchmark.json ...    # components.txt
   components.py samples RUN/samples.jsonl ...
   components.py halves RUN/benchmark.json ...
+  components.py planted CAMPAIGN/plantedP-K-N.json ...
 
 rounds: for every pair of backends of a grid class at 1 thread with 6 or
 more quiet rounds together, each per-round log ratio less the pair's
@@ -19,6 +20,8 @@ halves, the standard deviation of log(half A / half B) / 2.
 halves: the floor (grid at 1 thread) with its halves early and late, as the
 tools split them, and with the odd and the even processes as the halves: a
 drift between the early and late halves would show as a difference.
+planted: per class of a planted run (tools/noise-campaign), the copy's
+per-round ratio to gcrypt: rounds, median and standard deviation.
 """
 import itertools
 import json
@@ -31,7 +34,7 @@ import numpy as np
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools", "results"))
-from cryptobench_results import gbench, noise, sampled, scenarios  # noqa: E402
+from cryptobench_results import gbench, noise, sampled, scenarios, stats  # noqa: E402
 
 KIND = ("grid", 1)
 
@@ -125,8 +128,28 @@ def halves(path):
           f"odd and even processes {100 * alternate:.2f}%")
 
 
+def planted(path):
+    run = gbench.load_run(path)
+    out = []
+    for workload, members in sorted(sampled.by_class(
+            b for b in run.benchmarks.values() if not b.error).items()):
+        by = {m.params["backend"]: m for m in members}
+        copy = next((b for name, b in by.items() if name.startswith("gcrypt-slower")), None)
+        if copy is None or "gcrypt" not in by:
+            continue
+        x, y = copy, by["gcrypt"]
+        ratios = stats.paired_ratios(scenarios.of(x).figures(x), x.indices,
+                                     scenarios.of(y).figures(y), y.indices)
+        if len(ratios) < 2:
+            continue
+        spread = statistics.pstdev([math.log(r) for r in ratios])
+        name = "/".join(part for part in workload.split("/")[1:4])
+        out.append(f"{name} {len(ratios)} rounds {stats.median(ratios):.4f} sd {100 * spread:.1f}%")
+    print(f"{os.path.basename(path)}: " + "; ".join(out))
+
+
 def main():
-    commands = {"rounds": rounds, "samples": samples, "halves": halves}
+    commands = {"rounds": rounds, "samples": samples, "halves": halves, "planted": planted}
     if len(sys.argv) < 3 or sys.argv[1] not in commands:
         print(__doc__.strip(), file=sys.stderr)
         return 2
