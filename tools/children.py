@@ -48,6 +48,9 @@ def spawn(argv, register, **popen_kwargs):
 
 def exec_with_parent(argv):
     """children.py --parent=PID -- PROGRAM ARGS...: see above."""
+    # SIGINT as the program will have it until it sets its own: ends it (a
+    # KeyboardInterrupt here would print a traceback instead).
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     if len(argv) < 3 or not argv[0].startswith("--parent=") or argv[1] != "--":
         print("usage: children.py --parent=PID -- PROGRAM [ARGS...]", file=sys.stderr)
         return 2
